@@ -21,7 +21,8 @@ int main() {
   float* d = nullptr;
   cudaMalloc(&d, 129 * sizeof(float));
   float h[128];
-  for (int i = 0; i < 128; ++i) h[i] = i % 2 ? 1e8f : -1e8f + 1.0f;  // exact sum 64
+  // 2^25, 1, -2^25, 1, ...: exact sum 64; a plain float sum in this order loses every 1.
+  for (int i = 0; i < 128; ++i) h[i] = i % 2 ? 1.0f : (i % 4 ? -33554432.0f : 33554432.0f);
   cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
   block_sum<<<1, 128>>>(d, d + 128);
   float r = 0;
