@@ -1,0 +1,394 @@
+// tcr: the warp-level chained tile reduction on tensor cores.
+//
+// A warp sums tiles of 8-, 16- or 32-bit data by multiplying them with a matrix of ones: with
+// B = ones, every row of D = A * B + C is the sum of one row of A (plus C), and products x * 1
+// are exact. Which element sits where in A does not matter for a sum, so each lane loads its
+// contiguous bytes straight into its A registers.
+//
+// Input layout (a "lane tile"): a tile is 512 bytes of 8- or 16-bit data (256 __half /
+// __nv_bfloat16, 512 fp8) or 1024 bytes of float (256 floats). Lane l holds the tile's bytes
+// [l * LB, (l + 1) * LB), LB = lane_tile<In>::bytes (16, or 32 for float), in any order: the sum
+// does not depend on where each element goes. load_lane_tile reads that from global or shared
+// memory; pack_lane_tile builds it from a thread's items.
+//
+// Result ownership: lane_tile_sum folds the R tiles into the calling lane's accumulator. The
+// four lanes of a quad (same lane / 4) receive the same values, so after any number of calls
+// the warp's total is the merge of the accumulators of lanes 0, 4, ..., 28. quad_share(acc)
+// keeps the accumulator in those lanes and returns the empty accumulator in the others, so that
+// a merge over all 32 lanes (or a whole block) gives the total; warp_tile_sum does all of it and
+// gives every lane the total.
+//
+// Accumulation policies (both named, both available):
+//   chain_in_tensor_core: C carries the running sum through the R MMAs of one call, as in Navarro
+//     et al.; the lane folds the final D into its accumulator. One fold per call.
+//   fold_out: C = 0 for every MMA; each D is folded into the lane's accumulator on the CUDA cores
+//     (a compensated accumulator keeps it exact), as Ootomo and Yokota do for GEMM.
+//
+// Error bound (derived from the Hopper accumulation model, DESIGN.md section 2, with p the
+// accumulator's significand bits, f >= 0 extra alignment bits, K the MMA's depth): an MMA aligns
+// its K products and C to the largest exponent, truncating each below 2^(e_max + 1 - p - f), sums
+// exactly and truncates the result to p bits. So for every entry of D
+//     |D - (C + sum_k a_k)| <= (K + 2) 2^(1-p) * (|C| + sum_k |a_k|)        (*)
+// (K + 1 alignment truncations of at most 2^(1-p) max|term| each with f = 0, plus one final
+// truncation of at most 2^(1-p)|D|; first order: tile_error_bound evaluates it with a safety
+// factor of 2 that also covers the second-order terms for R <= 8). Summing (*) over a
+// call of R MMAs with S = sum of |x| over the call's data that reaches one D row:
+//   fold_out:             |err| <= (K + 2) 2^(1-p) * S                  (independent of R)
+//   chain_in_tensor_core: |err| <= R (K + 2) 2^(1-p) * S                (C grows through the chain)
+// plus the lane accumulator's own error. p = 24 for f16, bf16 and tf32 inputs. fp8 on sm_90: an
+// m16n8k32 runs as two chained f16 m16n8k16 steps (see mma/sm89.cuh), so K = 16, p = 24 and a
+// call of R fp8 MMAs is a chain of 2R steps (fold_out: a chain of 2). Split float: 3 steps per
+// tile (chain: 3R; fold_out: 1), and S counts the parts, S_parts <= (1 + 2^-7) S. bench/mma_characterize measures the real
+// error per type, policy and R; bench/results/mma_characterize_h200.json holds the numbers.
+//
+// Exact paths (error 0, proved in the comments below): e4m3 through f16 MMAs (tile_path::
+// exact_f16); f16 and bf16 only when their sums fit the accumulator (not in general).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include "compensated/accumulator.cuh"
+#include "compensated/eft.cuh"
+#include "mma/sm80.cuh"
+#include "mma/sm89.cuh"
+
+namespace tcr::mma {
+
+// C carries the running sum through the R MMAs of a call.
+struct chain_in_tensor_core {};
+// C = 0; each D is folded into the lane's accumulator.
+struct fold_out {};
+
+// How 8-bit tiles reach the tensor cores.
+enum class tile_path {
+  native,     // the input type's own MMA (fp8: m16n8k32, about 13 accumulator bits on Hopper)
+  exact_f16,  // e4m3 only: converted to f16 (exact) and summed by f16 MMAs, exactly
+};
+
+template <class In>
+struct lane_tile_traits;
+template <>
+struct lane_tile_traits<__half> {
+  using Mma = sm80_m16n8k16_f32_f16_f16_f32;
+  static constexpr int words = 4, elements = 8;
+};
+template <>
+struct lane_tile_traits<__nv_bfloat16> {
+  using Mma = sm80_m16n8k16_f32_bf16_bf16_f32;
+  static constexpr int words = 4, elements = 8;
+};
+template <>
+struct lane_tile_traits<__nv_fp8_e4m3> {
+  using Mma = sm89_m16n8k32_f32_e4m3_e4m3_f32;
+  static constexpr int words = 4, elements = 16;
+};
+template <>
+struct lane_tile_traits<__nv_fp8_e5m2> {
+  using Mma = sm89_m16n8k32_f32_e5m2_e5m2_f32;
+  static constexpr int words = 4, elements = 16;
+};
+// float: each value is split into three bf16 parts (hi + mid + lo == x exactly), so a lane's 8
+// floats make 24 bf16 values: three A fragments of bf16 m16n8k16.
+template <>
+struct lane_tile_traits<float> {
+  using Mma = sm80_m16n8k16_f32_bf16_bf16_f32;
+  static constexpr int words = 8, elements = 8;
+};
+
+template <class In>
+inline constexpr bool is_tile_input_v =
+    std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16> ||
+    std::is_same_v<In, __nv_fp8_e4m3> || std::is_same_v<In, __nv_fp8_e5m2> ||
+    std::is_same_v<In, float>;
+
+// One lane's share of a tile: its `bytes` contiguous bytes as 32-bit words.
+template <class In>
+struct lane_tile {
+  static_assert(is_tile_input_v<In>,
+                "tcr::mma::lane_tile<In>: In must be __half, __nv_bfloat16, __nv_fp8_e4m3, "
+                "__nv_fp8_e5m2 or float");
+  static constexpr int words = lane_tile_traits<In>::words;
+  static constexpr int elements = lane_tile_traits<In>::elements;  // of In, per lane
+  static constexpr int bytes = words * 4;
+  static constexpr int tile_elements = 32 * elements;  // per warp
+  uint32_t w[words];
+};
+
+// The MMAs one tile costs.
+template <class In, tile_path Path = tile_path::native>
+inline constexpr int mmas_per_tile_v = std::is_same_v<In, float> ? 3
+                                       : (Path == tile_path::exact_f16 ? 2 : 1);
+
+namespace detail {
+
+__device__ __forceinline__ int lane_id() {
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return static_cast<int>(lane);
+}
+
+template <class In>
+TCR_HD uint32_t raw_bits(const In& x) {
+  if constexpr (sizeof(In) == 1) {
+    uint8_t b;
+    std::memcpy(&b, &x, 1);
+    return b;
+  } else if constexpr (sizeof(In) == 2) {
+    uint16_t b;
+    std::memcpy(&b, &x, 2);
+    return b;
+  } else {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  }
+}
+
+// x == hi + mid + lo exactly, each part a bf16 (returned as its 16 bits). hi is x truncated to
+// bf16's 8 significant bits, mid the next 8, lo the last 8; each difference is exact in f32
+// (it is x with its leading bits cleared). Precondition for exactness: |x| >= 2^-110 or x == 0
+// (so that lo's last bit is not below bf16's smallest subnormal, 2^-133). Inf and NaN go to hi
+// unchanged (NaN stays NaN) with mid = lo = 0.
+TCR_HD void split_bf16x3(float x, uint32_t& hi, uint32_t& mid, uint32_t& lo) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+  if (!finite) {
+    const bool nan = (bits & 0x007fffffu) != 0;
+    hi = (bits >> 16) | (nan ? 0x0040u : 0u);
+    mid = lo = 0;
+    return;
+  }
+  const uint32_t hi_bits = bits & 0xffff0000u;
+  float hi_f, r;
+  std::memcpy(&hi_f, &hi_bits, 4);
+  r = tcr::detail::sub_rn(x, hi_f);  // exact: the low 16 significand bits of x
+  uint32_t r_bits;
+  std::memcpy(&r_bits, &r, 4);
+  const uint32_t mid_bits = r_bits & 0xffff0000u;
+  float mid_f;
+  std::memcpy(&mid_f, &mid_bits, 4);
+  const float lo_f = tcr::detail::sub_rn(r, mid_f);  // exact, at most 8 significant bits
+  uint32_t lo_bits;
+  std::memcpy(&lo_bits, &lo_f, 4);
+  hi = hi_bits >> 16;
+  mid = mid_bits >> 16;
+  lo = lo_bits >> 16;  // exact: lo's low 16 bits are zero
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(const T& v, int mask) {
+  static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
+  constexpr int words = (sizeof(T) + 3) / 4;
+  uint32_t in[words] = {}, out[words];
+  std::memcpy(in, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i) out[i] = __shfl_xor_sync(0xffffffffu, in[i], mask);
+  T r;
+  std::memcpy(&r, out, sizeof(T));
+  return r;
+}
+
+template <class Acc>
+__device__ __forceinline__ void fold_d(Acc& acc, const float (&d)[4]) {
+  // d[0] == d[1] (row g) and d[2] == d[3] (row g + 8): every column of D is the same row sum.
+  acc = tcr::accumulate(acc, d[0]);
+  acc = tcr::accumulate(acc, d[2]);
+}
+
+// Runs the M A-fragments through Mma against B = ones under Policy, folding into acc. Chains are
+// cut after MaxChain MMAs (a fold, then C = 0 again).
+template <class Mma, class Policy, int MaxChain, int M, class Acc>
+__device__ __forceinline__ void reduce_fragments(const uint32_t (&a)[M][4], Acc& acc) {
+  constexpr uint32_t one = [] {
+    if constexpr (Mma::K == 32) {
+      return Mma::one_x4;
+    } else {
+      return Mma::one_x2;
+    }
+  }();
+  const uint32_t b[2] = {one, one};
+  const float zero[4] = {0.f, 0.f, 0.f, 0.f};
+  if constexpr (std::is_same_v<Policy, fold_out>) {
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      float d[4];
+      Mma::mma(d, a[m], b, zero);
+      fold_d(acc, d);
+    }
+  } else {
+    static_assert(std::is_same_v<Policy, chain_in_tensor_core>,
+                  "tcr::mma: Policy must be chain_in_tensor_core or fold_out");
+    float c[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      Mma::mma(c, a[m], b, c);
+      if ((m + 1) % MaxChain == 0 || m + 1 == M) {
+        fold_d(acc, c);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) c[i] = 0.f;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+// Reads lane's share of the tile at g_tile (global or shared; 16-byte aligned; the tile holds
+// lane_tile<In>::tile_elements elements).
+template <class In>
+__device__ __forceinline__ lane_tile<In> load_lane_tile(const In* g_tile) {
+  lane_tile<In> t;
+  const uint4* p = reinterpret_cast<const uint4*>(g_tile) + detail::lane_id() * (t.words / 4);
+#pragma unroll
+  for (int v = 0; v < t.words / 4; ++v) {
+    const uint4 q = p[v];
+    t.w[4 * v + 0] = q.x;
+    t.w[4 * v + 1] = q.y;
+    t.w[4 * v + 2] = q.z;
+    t.w[4 * v + 3] = q.w;
+  }
+  return t;
+}
+
+// Packs items [first, first + lane_tile<In>::elements) of a thread's items into a lane tile;
+// items past N, and items i with valid[i] false, become +0 (the identity of the sum).
+template <class In, int N>
+__device__ __forceinline__ lane_tile<In> pack_lane_tile(const In (&items)[N], int first,
+                                                        int num_valid = N) {
+  lane_tile<In> t;
+  constexpr int per_word = 4 / (sizeof(In) < 4 ? sizeof(In) : 4);
+  constexpr int elems = lane_tile<In>::elements;
+  if constexpr (std::is_same_v<In, float>) {
+#pragma unroll
+    for (int i = 0; i < elems; ++i) {
+      const int k = first + i;
+      t.w[i] = (k < N && k < num_valid) ? detail::raw_bits(items[k < N ? k : 0]) : 0u;
+    }
+  } else {
+#pragma unroll
+    for (int wi = 0; wi < lane_tile<In>::words; ++wi) {
+      uint32_t word = 0;
+#pragma unroll
+      for (int j = 0; j < per_word; ++j) {
+        const int k = first + wi * per_word + j;
+        const uint32_t bits =
+            (k < N && k < num_valid) ? detail::raw_bits(items[k < N ? k : 0]) : 0u;
+        word |= bits << (8 * sizeof(In) * j);
+      }
+      t.w[wi] = word;
+    }
+  }
+  return t;
+}
+
+// Folds the R tiles (this lane's share of each) into acc under Policy. Every lane of the warp
+// must call (mma.sync is warp-wide). acc is a float, a double, or an accumulator from
+// compensated/ (tcr::accumulate(acc, float) must work). See the file comment for who holds what.
+// Path = exact_f16 (e4m3 only): every MMA is exact; chains are cut after 4 MMAs so that the
+// running sum stays exact (proof below).
+template <class Policy, tile_path Path = tile_path::native, class In, int R, class Acc>
+__device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], Acc& acc) {
+  static_assert(R >= 1, "tcr::mma::lane_tile_sum: R (tiles per call) must be at least 1");
+  static_assert(Path == tile_path::native || std::is_same_v<In, __nv_fp8_e4m3>,
+                "tcr::mma::lane_tile_sum: tile_path::exact_f16 is for __nv_fp8_e4m3 input only");
+  using Traits = lane_tile_traits<In>;
+  if constexpr (std::is_same_v<In, float>) {
+    // Fragment m of tile r holds one significance level (0: hi, 1: mid, 2: lo) of the lane's 8
+    // floats, so each D row adds parts of like magnitude.
+    uint32_t a[3 * R][4];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      uint32_t parts[3][8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float x;
+        std::memcpy(&x, &tiles[r].w[i], 4);
+        detail::split_bf16x3(x, parts[0][i], parts[1][i], parts[2][i]);
+      }
+#pragma unroll
+      for (int level = 0; level < 3; ++level) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          a[3 * r + level][j] = parts[level][2 * j] | (parts[level][2 * j + 1] << 16);
+      }
+    }
+    detail::reduce_fragments<typename Traits::Mma, Policy, 3 * R>(a, acc);
+  } else if constexpr (Path == tile_path::exact_f16) {
+    // Exactness proof. e4m3 values are 0 or +-m 2^e with m < 16 and e >= -9 (subnormals are
+    // multiples of 2^-9, normals 2^-6 .. 448 have 4 significant bits), so every e4m3 value is a
+    // multiple of 2^-9 with |x| <= 448 < 2^9. f16 has 11 significant bits and normals down to
+    // 2^-14, so the conversion is exact. An f16 MMA with B = ones computes each D entry from 16
+    // products x * 1 (exact) and C. Chains hold at most 4 MMAs, so every C, term and partial sum
+    // is a multiple of 2^-9 of magnitude at most 4 * 16 * 448 = 28672 < 2^15: at most 24
+    // significant bits. The MMA keeps (at least) 24 bits below 2^(e_max + 1) <= 2^15, i.e.
+    // every bit down to 2^-9, so no truncation happens during alignment, and the exact result
+    // fits the f32 D. Hence D == C + sum exactly; fold_out (one MMA) is the case of length 1.
+    // Inf and NaN: e4m3 has no Inf; NaN converts to NaN and propagates.
+    uint32_t a[2 * R][4];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t w = tiles[r].w[j];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const __half2_raw v = __nv_cvt_fp8x2_to_halfraw2(
+              static_cast<__nv_fp8x2_storage_t>((w >> (16 * h)) & 0xffffu), __NV_E4M3);
+          a[2 * r + (2 * j + h) / 4][(2 * j + h) % 4] =
+              static_cast<uint32_t>(v.x) | (static_cast<uint32_t>(v.y) << 16);
+        }
+      }
+    }
+    detail::reduce_fragments<sm80_m16n8k16_f32_f16_f16_f32, Policy, 4>(a, acc);
+  } else {
+    uint32_t a[R][4];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) a[r][j] = tiles[r].w[j];
+    }
+    detail::reduce_fragments<typename Traits::Mma, Policy, R>(a, acc);
+  }
+}
+
+// acc in lanes 0, 4, ..., 28 (one per quad), the empty accumulator elsewhere: after
+// lane_tile_sum, the merge of quad_share(acc) over all 32 lanes is the warp's total.
+template <class Acc>
+__device__ __forceinline__ Acc quad_share(const Acc& acc) {
+  return (detail::lane_id() & 3) == 0 ? acc : Acc{};
+}
+
+// The merge of acc over the 8 quads (acc must be equal within each quad, as lane_tile_sum
+// leaves it). Every lane receives the same bits: partners combine in lane order.
+template <class Acc>
+__device__ __forceinline__ Acc merge_quads(Acc acc) {
+  const int lane = detail::lane_id();
+#pragma unroll
+  for (int mask = 4; mask < 32; mask *= 2) {
+    const Acc other = detail::shfl_xor(acc, mask);
+    acc = (lane & mask) ? tcr::merge(other, acc) : tcr::merge(acc, other);
+  }
+  return acc;
+}
+
+// The sum of R tiles; every lane receives the warp's total (an Acc; tcr::result(acc) rounds it).
+//   auto total = tcr::mma::warp_tile_sum<tcr::mma::fold_out, tcr::neumaier<float>>(tiles);
+template <class Policy, class Acc = float, tile_path Path = tile_path::native, class In, int R>
+__device__ __forceinline__ Acc warp_tile_sum(const lane_tile<In> (&tiles)[R]) {
+  Acc acc{};
+  lane_tile_sum<Policy, Path>(tiles, acc);
+  return merge_quads(acc);
+}
+
+// The first-order model bound (*) of the file comment for one call, times 2: the largest
+// |err| a call of R MMA steps of depth K, accumulator bits p, may add to a sum whose absolute
+// values add up to S (for fold_out pass R = 1). Inputs to the tests' tolerances.
+TCR_HD constexpr double tile_error_bound(int R, int K, int p, double S) {
+  double two_pow = 1.0;  // 2^(1-p)
+  for (int i = 1; i < p; ++i) two_pow *= 0.5;
+  return 2.0 * R * (K + 2) * two_pow * S;
+}
+
+}  // namespace tcr::mma
