@@ -1,17 +1,32 @@
 // tcr: block-level reductions.
 //
-//   using BR = tcr::BlockReduce<T, BLOCK_THREADS>;
+//   using BR = tcr::BlockReduce<T, BLOCK_THREADS, Algorithm>;
 //   __shared__ typename BR::TempStorage s_reduce;
-//   T r = BR(s_reduce).Sum(items);        // items: one T, or an array In[N]
+//   T r = BR(s_reduce).Sum(items);            // items: one value or item, or an array In[N]
+//   T r = BR(s_reduce).Sum(items, num_valid); // partial tiles
+//   T r = BR(s_reduce).Dot(x, y);             // one item or arrays X[N], Y[N]; T plain or dot2
+//   T r = BR(s_reduce).Reduce(x, op);
 //
 // T is a plain arithmetic type or an accumulator from compensated/ (a compensated block sum is
 // BlockReduce<tcr::neumaier<float>, 256>). Contract:
 //   - every thread of the block must call, and every thread receives the same result;
 //   - the call ends with a barrier, so the same TempStorage (or memory aliased with it) may be
 //     reused right after it returns;
-//   - the combining order is fixed by BLOCK_THREADS alone, so results are bitwise reproducible.
+//   - the combining order is fixed by BLOCK_THREADS and the algorithm alone, so results are
+//     bitwise reproducible run to run;
+//   - item arrays are in blocked arrangement: thread t (linear rank) holds items [t N, t N + N)
+//     of the block's tile, and with num_valid only items of index < num_valid count (for one
+//     value per thread, num_valid counts threads).
 // Blocks may be 1-, 2- or 3-dimensional; BLOCK_THREADS is their total size, a multiple of 32 up
-// to 1024. Each layer calls only the one below: block -> warp.
+// to 1024. Each layer calls only the one below: block -> warp (-> mma).
+//
+// Algorithms (BlockReduceAlgorithm), the same as the warp's (reduce/warp.cuh): shuffle_tree for
+// anything; tensor_core_chain and tensor_core_fold for Sum of __half, __nv_bfloat16, e4m3, e5m2
+// and float items: each warp sums its items on the tensor cores, then the warps' totals are
+// merged as in shuffle_tree. Reduce and Dot always use the shuffle tree.
+// Default: shuffle_tree. bench/block_bench.cu measures every algorithm per input type
+// (results in bench/results/); pick tensor_core_fold for 8- and 16-bit inputs where those
+// numbers show it ahead.
 #pragma once
 
 #include <type_traits>
@@ -20,9 +35,11 @@
 
 namespace tcr {
 
-// How the block combines its warps' values.
+// How the block's warps reduce their items before the warps' totals are merged.
 enum class BlockReduceAlgorithm {
-  shuffle_tree,  // warp shuffle trees, then one warp over the warps' partials
+  shuffle_tree,       // per-thread accumulation, then warp shuffle trees
+  tensor_core_chain,  // mma.sync against ones, C carries the sum (Sum of 8/16-bit and float items)
+  tensor_core_fold,   // mma.sync against ones, C = 0, each D folded into T
 };
 
 template <class T, int BLOCK_THREADS,
@@ -32,10 +49,14 @@ class BlockReduce {
                 "tcr::BlockReduce: BLOCK_THREADS must be a multiple of 32 in [32, 1024]");
   static_assert(std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>,
                 "tcr::BlockReduce<T>: T must be a number or an accumulator from compensated/");
-  static_assert(Algorithm == BlockReduceAlgorithm::shuffle_tree,
-                "tcr::BlockReduce: this algorithm is not available for this value type");
 
   static constexpr int warps = BLOCK_THREADS / 32;
+  static constexpr WarpReduceAlgorithm warp_algorithm =
+      Algorithm == BlockReduceAlgorithm::tensor_core_chain ? WarpReduceAlgorithm::tensor_core_chain
+      : Algorithm == BlockReduceAlgorithm::tensor_core_fold ? WarpReduceAlgorithm::tensor_core_fold
+                                                            : WarpReduceAlgorithm::shuffle_tree;
+  using WarpSum = WarpReduce<T, warp_algorithm>;
+  using WarpTree = WarpReduce<T, WarpReduceAlgorithm::shuffle_tree>;
 
  public:
   struct TempStorage {
@@ -49,29 +70,70 @@ class BlockReduce {
   // gets the result.
   template <class Op>
   __device__ __forceinline__ T Reduce(const T& x, Op op) {
-    return reduce_impl(x, op, BLOCK_THREADS);
+    return Reduce(x, op, BLOCK_THREADS);
   }
 
   // As above over the first num_valid threads only (linear thread rank < num_valid), for
   // partial tiles; num_valid must be in [1, BLOCK_THREADS].
   template <class Op>
   __device__ __forceinline__ T Reduce(const T& x, Op op, int num_valid) {
-    return reduce_impl(x, op, num_valid);
+    const int warp = linear_tid() / 32;
+    const int valid_lanes = num_valid - warp * 32;
+    T warp_total{};
+    if (valid_lanes > 0) warp_total = WarpTree().Reduce(x, op, valid_lanes < 32 ? valid_lanes : 32);
+    return combine_warps(warp_total, op, (num_valid + 31) / 32);
   }
 
-  // The sum (merge, for accumulators) over the block. Every thread gets the result.
+  // The sum (merge, for accumulators) of one value per thread. Every thread gets the result.
   __device__ __forceinline__ T Sum(const T& x) { return Reduce(x, detail::merge_op{}); }
   __device__ __forceinline__ T Sum(const T& x, int num_valid) {
     return Reduce(x, detail::merge_op{}, num_valid);
   }
 
-  // Each thread accumulates its N items in order (tcr::accumulate), then the block merges.
+  // The sum of one input item per thread (an In that is not T, e.g. __half into neumaier<float>),
+  // optionally over the first num_valid threads (num_valid in [0, BLOCK_THREADS]).
+  template <class In, class = std::enable_if_t<!std::is_same_v<In, T> && !std::is_array_v<In>>>
+  __device__ __forceinline__ T Sum(const In& item, int num_valid = BLOCK_THREADS) {
+    const In items[1] = {item};
+    return Sum(items, num_valid);
+  }
+
+  // The sum of the block's BLOCK_THREADS * N items (blocked arrangement), optionally over the
+  // first num_valid of them (num_valid in [0, BLOCK_THREADS N]; 0 gives the empty sum). Every
+  // thread gets the result.
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N]) {
-    T acc{};
-#pragma unroll
-    for (int i = 0; i < N; ++i) acc = tcr::accumulate(acc, items[i]);
-    return Sum(acc);
+    return Sum(items, BLOCK_THREADS * N);
+  }
+  template <class In, int N>
+  __device__ __forceinline__ T Sum(const In (&items)[N], int num_valid) {
+    const int tid = linear_tid();
+    const int warp = tid / 32;
+    const T warp_total = WarpSum().Sum(items, num_valid - warp * 32 * N);
+    int valid_warps = (num_valid + 32 * N - 1) / (32 * N);
+    valid_warps = valid_warps < 1 ? 1 : (valid_warps > warps ? warps : valid_warps);
+    return combine_warps(warp_total, detail::merge_op{}, valid_warps);
+  }
+
+  // The dot product of one pair per thread or arrays x[N], y[N] per thread (blocked), optionally
+  // over the first num_valid pairs. T: a plain type (fast) or tcr::dot2<...> (compensated).
+  template <class X, class Y, class = std::enable_if_t<!std::is_array_v<X>>>
+  __device__ __forceinline__ T Dot(const X& x, const Y& y, int num_valid = BLOCK_THREADS) {
+    const X xs[1] = {x};
+    const Y ys[1] = {y};
+    return Dot(xs, ys, num_valid);
+  }
+  template <class X, class Y, int N>
+  __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N]) {
+    return Dot(x, y, BLOCK_THREADS * N);
+  }
+  template <class X, class Y, int N>
+  __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N], int num_valid) {
+    const int warp = linear_tid() / 32;
+    const T warp_total = WarpTree().Dot(x, y, num_valid - warp * 32 * N);
+    int valid_warps = (num_valid + 32 * N - 1) / (32 * N);
+    valid_warps = valid_warps < 1 ? 1 : (valid_warps > warps ? warps : valid_warps);
+    return combine_warps(warp_total, detail::merge_op{}, valid_warps);
   }
 
  private:
@@ -79,23 +141,24 @@ class BlockReduce {
     return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   }
 
+  // Every warp holds its total in all lanes (or T{} where it had nothing valid); warp 0 merges
+  // the first valid_warps of them in order and every thread gets the result. Three barriers:
+  // partials written, result written, result read (so the storage may be reused on return).
   template <class Op>
-  __device__ __forceinline__ T reduce_impl(const T& x, Op op, int num_valid) {
+  __device__ __forceinline__ T combine_warps(const T& warp_total, Op op, int valid_warps) {
     const int tid = linear_tid();
     const int warp = tid / 32;
     const int lane = tid & 31;
-    // Values of threads at or past num_valid are never passed to op.
-    const int valid_lanes = num_valid - warp * 32;
-    if (valid_lanes > 0) {
-      const T warp_total =
-          WarpReduce<T>().Reduce(x, op, valid_lanes < 32 ? valid_lanes : 32);
-      if (lane == 0) s_.warp_partials[warp] = warp_total;
+    if (warps == 1) {
+      // One warp: its total is already in every lane; the barrier keeps the reuse contract.
+      __syncthreads();
+      return warp_total;
     }
+    if (lane == 0) s_.warp_partials[warp] = warp_total;
     __syncthreads();
     if (warp == 0) {
-      const int valid_warps = (num_valid + 31) / 32;
       const T partial = lane < valid_warps ? s_.warp_partials[lane] : T{};
-      const T total = WarpReduce<T>().Reduce(partial, op, valid_warps);
+      const T total = WarpTree().Reduce(partial, op, valid_warps);
       if (lane == 0) s_.result = total;
     }
     __syncthreads();
