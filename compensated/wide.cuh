@@ -1,0 +1,482 @@
+// tcr: wide per-thread accumulators for long reductions (thread level, no parallel code).
+//
+// A device-wide reduction gives each thread thousands of elements; Sum2 in the working
+// precision over such a chain has the bound gamma_m^2 S, vacuous in f32 once m >= 2^12 or so.
+// These accumulators keep the working-precision part short and the long part wide:
+//
+//   chunked_sum<float>   result float. Short f32 Sum2 chains (L <= 8 elements, one 16-byte
+//                        vector) whose (s, c) pairs are folded into a Neumaier accumulator in
+//                        double. Error of a whole reduction of N terms (any merge tree of height
+//                        h, folds included, h * 2^-53 <= 2^-20):
+//                          |value() - s| <= u_d |s| + (gamma_{L-1}^2 + 2^-70) S
+//                        with gamma_7^2 < 2^-42.3 for L <= 8, so result() (rounded to float)
+//                        meets |res - s| <= 2u|s| + 2^-40 S, u = 2^-24.
+//   chunked_sum<double>  result double. Every chunk is folded into a cascade of three doubles
+//                        (hi, lo, lolo) whose two upper levels are error-free; only lolo rounds,
+//                        and what reaches it is O(h^2 u^2) S, so |value() - s| <= u|s| +
+//                        2^-100 S for h <= 2^20 (u = 2^-53). A second, scaled cascade (values
+//                        times 2^-64) takes over where the plain one would overflow, so finite
+//                        data with a finite sum never give Inf or NaN.
+//   chunked_ssq_double   sum of squares of doubles for nrm2, Blue's three bands (|x| > 2^480
+//                        scaled by 2^-600, |x| < 2^-480 scaled by 2^600, the rest plain), each
+//                        band a cascade fed with exact squares (two_prod): no overflow or
+//                        underflow for any finite input; nrm2() has relative error <= u + 2^-100.
+//
+// Special values: once an input is Inf or NaN the result is what plain summation gives (+inf
+// stays +inf, inf + -inf is NaN, NaN propagates); an overflow of an intermediate never yields NaN.
+// Every rounding step is an `_rn` helper, so contraction cannot merge steps.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include "compensated/accumulators.cuh"
+#include "compensated/eft.cuh"
+
+namespace tcr {
+
+namespace detail {
+// Clamp to [0, 1]; NaN -> 0 (as the hardware's .sat modifier).
+TCR_HD float saturate(float v) {
+#if defined(__CUDA_ARCH__)
+  return __saturatef(v);
+#else
+  return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+#endif
+}
+}  // namespace detail
+
+// sum2_chain(x): the unrounded Sum2 of a short chain, {s, c} with s the recursive sum and c the
+// sum of its rounding errors (both in T): |s + c - sum x| <= gamma_{L-1}^2 sum|x| (Ogita, Rump,
+// Oishi 2005, Prop. 4.5, without the final rounding), as long as s does not overflow.
+template <class T, int L>
+TCR_HD eft<T> sum2_chain(const T (&x)[L]) {
+  using namespace detail;
+  T s = x[0];
+  T c = T(0);
+#pragma unroll
+  for (int i = 1; i < L; ++i) {
+    const auto [t, e] = two_sum(s, x[i]);
+    s = t;
+    c = add_rn(c, e);
+  }
+  return {s, c};
+}
+
+// exact_sum_e4m3(x): the exact sum of L <= 64 floats that are each an e4m3 value. Why plain f32
+// addition is exact: e4m3 values are multiples of 2^-9 (the smallest subnormal) of magnitude
+// <= 448, so every partial sum is k * 2^-9 with |k| <= 64 * 448 * 2^9 < 2^24: a float. NaN
+// propagates.
+template <int L>
+TCR_HD float exact_sum_e4m3(const float (&x)[L]) {
+  static_assert(L >= 1 && L <= 64, "exact_sum_e4m3: at most 64 values");
+  float s = x[0];
+#pragma unroll
+  for (int i = 1; i < L; ++i) s = detail::add_rn(s, x[i]);
+  return s;
+}
+
+// exact_band_sums_e5m2(x): {a, b} with a + b the exact sum of L <= 64 floats that are each an
+// e5m2 value, a and b computed exactly in f32. e5m2 values are multiples of 2^-16 of magnitude
+// <= 57344 < 2^16: a 32-bit span, too wide for one f32 sum. Each x is split exactly as
+// x = r + 2t with t = sat(x/2 + 1/2) and r = x - 2t:
+//   |x| <= 1: t = (x + 1)/2, a multiple of 2^-17 in [0, 1] (fma exact), r = -1;
+//   x > 1:    t = 1, r = x - 2;  x < -1: t = 0, r = x  (x a multiple of 1/4 once |x| >= 1).
+// So every r is a multiple of 1/4 below 2^16 and every t a multiple of 2^-17 in [0, 1]: the
+// partial sums of r are below 64 * 2^16 * 4 = 2^24 quarters and those of t below 64 * 2^17 =
+// 2^23 units of 2^-17, all floats. a = sum r, b = 2 sum t. Inf gives t in {0, 1}, r = +-inf;
+// NaN gives t = 0 (saturation sends NaN to 0), r = NaN: the sum a + b is then the IEEE one.
+template <int L>
+TCR_HD eft<float> exact_band_sums_e5m2(const float (&x)[L]) {
+  static_assert(L >= 1 && L <= 64, "exact_band_sums_e5m2: at most 64 values");
+  using namespace detail;
+  float a = 0.0f;
+  float b = 0.0f;
+#pragma unroll
+  for (int i = 0; i < L; ++i) {
+    const float t = saturate(fma_rn(x[i], 0.5f, 0.5f));
+    a = add_rn(a, fma_rn(-2.0f, t, x[i]));
+    b = add_rn(b, t);
+  }
+  return {a, mul_rn(2.0f, b)};
+}
+
+namespace detail {
+
+template <class T>
+TCR_HD bool all_finite(const T* x, int n) {
+  bool ok = true;
+  for (int i = 0; i < n; ++i) ok = ok && is_finite(x[i]);
+  return ok;
+}
+
+// A cascade of three doubles: the value is hi + lo + lolo. add2 and merge are error-free in hi
+// and lo (two_sum); only lolo's own additions round, and what reaches lolo is at most
+// (2 m u)^2 of the magnitudes added (m additions so far), so the error is O(m^3 u^3) S.
+struct cascade3 {
+  double hi = 0.0;
+  double lo = 0.0;
+  double lolo = 0.0;
+
+  // Adds s + c (c may be any size relative to s; both finite and hi + s finite).
+  TCR_HD void add2(double s, double c) {
+    const auto [h, e1] = two_sum(hi, s);
+    const auto [l1, e2] = two_sum(lo, e1);
+    const auto [l2, e3] = two_sum(l1, c);
+    hi = h;
+    lo = l2;
+    lolo = add_rn(lolo, add_rn(e2, e3));
+  }
+  TCR_HD void merge(const cascade3& o) {
+    const auto [h, e1] = two_sum(hi, o.hi);
+    const auto [l1, e2] = two_sum(lo, o.lo);
+    const auto [l2, e3] = two_sum(l1, e1);
+    hi = h;
+    lo = l2;
+    lolo = add_rn(add_rn(lolo, o.lolo), add_rn(e2, e3));
+  }
+  // The value as a normalised pair {h, l}: h = fl(value) up to one rounding of l, |l| <= ulp(h).
+  TCR_HD eft<double> pair() const {
+    const auto [h, l] = two_sum(hi, lo);
+    const double l2 = add_rn(l, lolo);
+    return fast_two_sum(h, l2);
+  }
+  TCR_HD bool is_zero() const { return hi == 0.0 && lo == 0.0 && lolo == 0.0; }
+  // Every component times 2^k (exact unless a component leaves the normal range; the loss is
+  // then below 2^-1074 per component).
+  TCR_HD cascade3 scaled(double two_k) const {
+    cascade3 r;
+    r.hi = mul_rn(hi, two_k);
+    r.lo = mul_rn(lo, two_k);
+    r.lolo = mul_rn(lolo, two_k);
+    return r;
+  }
+};
+
+inline constexpr double two_m64 = 5.421010862427522e-20;    // 2^-64
+inline constexpr double two_p64 = 18446744073709551616.0;   // 2^64
+inline constexpr double two_m958 = 0x1p-958;                // x * 2^-64 exact above this
+
+}  // namespace detail
+
+template <class Result>
+struct chunked_sum;
+
+// Result float: see the header comment for the bound. State: Neumaier in double.
+template <>
+struct chunked_sum<float> {
+  using value_type = float;
+  double sum = 0.0;
+  double comp = 0.0;
+
+  // One term, added error-free (two_sum) to sum.
+  TCR_HD void add(double x) {
+    using namespace detail;
+    const auto [s, e] = two_sum(sum, x);
+    sum = s;
+    comp = add_rn(comp, e);
+  }
+  // A pair s + c with |c| <= gamma |s| of a short chain: s error-free, c into comp.
+  TCR_HD void add_pair(double s, double c) {
+    using namespace detail;
+    add(s);
+    comp = add_rn(comp, c);
+  }
+
+  // A chunk of L <= 8 floats: f32 Sum2 chain, then the fold. If the chain's sum is not finite
+  // (an Inf/NaN input, or an overflow near FLT_MAX) the chunk is summed again in double, which
+  // cannot overflow and gives IEEE results for Inf/NaN inputs (rare path).
+  template <int L>
+  TCR_HD void add_chunk(const float (&x)[L]) {
+    using namespace detail;
+    static_assert(L >= 1 && L <= 8, "chunks of at most 8 floats keep gamma_{L-1}^2 <= 2^-42.3");
+    const auto [s, c] = sum2_chain(x);
+    if (is_finite(s)) {
+      add_pair(static_cast<double>(s), static_cast<double>(c));
+    } else {
+      add(plain_sum(x));
+    }
+  }
+
+  // sum x_i * y_i over a chunk of floats: each product is exact in double (24 + 24 bits, and
+  // 2^-298 <= |x y| <= 2^256), the chunk is summed by fma in double (error <= (L-1) u_d S_chunk,
+  // L <= 16), then added error-free.
+  template <int L>
+  TCR_HD void add_dot_chunk(const float (&x)[L], const float (&y)[L]) {
+    using namespace detail;
+    double d = mul_rn(static_cast<double>(x[0]), static_cast<double>(y[0]));
+#pragma unroll
+    for (int i = 1; i < L; ++i) d = fma_rn(static_cast<double>(x[i]), static_cast<double>(y[i]), d);
+    add(d);
+  }
+  // sum x_i^2 over a chunk of floats, as add_dot_chunk(x, x).
+  template <int L>
+  TCR_HD void add_ssq_chunk(const float (&x)[L]) {
+    add_dot_chunk(x, x);
+  }
+  // sum x_i * y_i where every product is exact in float (e.g. both from {half, e4m3, e5m2}:
+  // at most 22 significant bits, 2^-48 <= |x y| <= 2^32). Precondition, not checked.
+  template <int L>
+  TCR_HD void add_exact_products_chunk(const float (&x)[L], const float (&y)[L]) {
+    using namespace detail;
+    float p[L];
+#pragma unroll
+    for (int i = 0; i < L; ++i) p[i] = mul_rn(x[i], y[i]);
+    add_chunk(p);
+  }
+
+  TCR_HD void merge(const chunked_sum& o) {
+    using namespace detail;
+    const auto [s, e] = two_sum(sum, o.sum);
+    sum = s;
+    comp = add_rn(add_rn(comp, o.comp), e);
+  }
+  // The sum rounded to double (|value - s| <= u_d |s| + the bound's S term).
+  TCR_HD double value() const {
+    using namespace detail;
+    return is_finite(sum) ? add_rn(sum, comp) : sum;
+  }
+  // The unevaluated pair {hi, lo}, normalised (for double-word results).
+  TCR_HD eft<double> pair() const {
+    using namespace detail;
+    if (!is_finite(sum)) return {sum, 0.0};
+    return two_sum(sum, comp);
+  }
+  TCR_HD float result() const { return static_cast<float>(value()); }
+
+ private:
+  template <int L>
+  TCR_HD static double plain_sum(const float (&x)[L]) {
+    using namespace detail;
+    double d = static_cast<double>(x[0]);
+#pragma unroll
+    for (int i = 1; i < L; ++i) d = add_rn(d, static_cast<double>(x[i]));
+    return d;
+  }
+};
+
+// Result double: a three-level cascade, plus a scaled one for sums near DBL_MAX.
+template <>
+struct chunked_sum<double> {
+  using value_type = double;
+  detail::cascade3 plain;   // values as they are
+  detail::cascade3 big;     // values times 2^-64 (only where plain would overflow)
+
+  // A chunk of L <= 4 doubles: Sum2 chain (exact for L = 2), then the cascade. Rare paths:
+  // Inf/NaN inputs (plain summation into hi), and overflow (the chunk's large elements go to
+  // the scaled cascade).
+  template <int L>
+  TCR_HD void add_chunk(const double (&x)[L]) {
+    using namespace detail;
+    static_assert(L >= 1 && L <= 4, "chunks of at most 4 doubles");
+    const auto [s, c] = sum2_chain(x);
+    if (is_finite(s) && is_finite(add_rn(plain.hi, s))) {
+      plain.add2(s, c);
+    } else {
+      add_rare(x, L);
+    }
+  }
+  TCR_HD void add(double x) {
+    const double one[1] = {x};
+    add_chunk(one);
+  }
+
+  // sum x_i * y_i over a chunk: two_prod of each product, Sum2 chain of the rounded products,
+  // every error term into c. Exact products unless one overflows (rare path, scaled) or its
+  // error term falls below 2^-1074 (|x y| < 2^-969: an absolute error <= 2^-1075 per product).
+  template <int L>
+  TCR_HD void add_dot_chunk(const double (&x)[L], const double (&y)[L]) {
+    using namespace detail;
+    static_assert(L >= 1 && L <= 4, "chunks of at most 4 doubles");
+    double p[L], e[L];
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+      const auto [pi, ei] = two_prod(x[i], y[i]);
+      p[i] = pi;
+      e[i] = ei;
+    }
+    auto [s, c] = sum2_chain(p);
+#pragma unroll
+    for (int i = 0; i < L; ++i) c = add_rn(c, e[i]);
+    if (is_finite(s) && is_finite(c) && is_finite(add_rn(plain.hi, s))) {
+      plain.add2(s, c);
+    } else {
+      for (int i = 0; i < L; ++i) add_product_rare(x[i], y[i]);
+    }
+  }
+
+  TCR_HD void merge(const chunked_sum& o) {
+    using namespace detail;
+    big.merge(o.big);
+    if (!is_finite(plain.hi) || !is_finite(o.plain.hi)) {
+      plain.hi = add_rn(plain.hi, o.plain.hi);  // Inf/NaN: as plain summation
+      return;
+    }
+    if (is_finite(add_rn(plain.hi, o.plain.hi))) {
+      plain.merge(o.plain);
+    } else {
+      spill();
+      big.merge(o.plain.scaled(two_m64));
+    }
+  }
+
+  // The normalised pair {h, l} with h + l the sum (h = fl(sum) up to a rounding of l).
+  TCR_HD eft<double> pair() const {
+    using namespace detail;
+    if (!is_finite(plain.hi)) return {plain.hi, 0.0};
+    if (big.is_zero()) return plain.pair();
+    cascade3 t = big;
+    t.merge(plain.scaled(two_m64));  // plain < 2^1024 * 2^-64: no overflow
+    const auto [h, l] = t.pair();
+    const double hs = mul_rn(h, two_p64);  // may overflow: then the sum itself does
+    if (!is_finite(hs)) return {hs, 0.0};
+    return {hs, mul_rn(l, two_p64)};
+  }
+  TCR_HD double value() const {
+    using namespace detail;
+    const auto [h, l] = pair();
+    return is_finite(h) ? add_rn(h, l) : h;
+  }
+  TCR_HD double result() const { return value(); }
+
+ private:
+  TCR_HD void add_rare(const double* x, int n) {
+    using namespace detail;
+    if (!all_finite(x, n)) {
+      double d = plain.hi;
+      for (int i = 0; i < n; ++i) d = add_rn(d, x[i]);
+      plain.hi = d;  // Inf or NaN from here on
+      return;
+    }
+    for (int i = 0; i < n; ++i) add_one_finite(x[i], 0.0);
+  }
+  // x + e, both finite, e tiny relative to x (|e| <= ulp(x)) or zero.
+  TCR_HD void add_one_finite(double x, double e) {
+    using namespace detail;
+    if (abs(x) < two_m958) {
+      if (!is_finite(add_rn(plain.hi, x))) spill();
+      plain.add2(x, e);  // e <= ulp(x): adds below 2^-958 never overflow a spilled plain
+    } else {
+      big.add2(mul_rn(x, two_m64), mul_rn(e, two_m64));  // e scaled may lose < 2^-1074
+    }
+  }
+  TCR_HD void add_product_rare(double x, double y) {
+    using namespace detail;
+    if (!is_finite(x) || !is_finite(y)) {
+      plain.hi = add_rn(plain.hi, mul_rn(x, y));
+      return;
+    }
+    const auto [p, e] = two_prod(x, y);
+    if (is_finite(p)) {
+      add_one_finite(p, e);
+      return;
+    }
+    // |x y| > DBL_MAX: scale the larger factor by 2^-64 (exact: it is >= 2^511 > 2^-958).
+    const bool xbig = abs(x) >= abs(y);
+    const auto [ps, es] = two_prod(xbig ? mul_rn(x, two_m64) : x, xbig ? y : mul_rn(y, two_m64));
+    if (!is_finite(ps)) {  // beyond 2^1088: not representable even scaled
+      plain.hi = add_rn(plain.hi, ps);
+      return;
+    }
+    big.add2(ps, es);
+  }
+  // Moves plain into big (plain is then zero).
+  TCR_HD void spill() {
+    big.merge(plain.scaled(detail::two_m64));
+    plain = detail::cascade3{};
+  }
+};
+
+// Sum of squares of doubles with Blue's bands, for nrm2. Exact squares (two_prod) of values in
+// the band, each band a cascade; no overflow or underflow for any finite input.
+struct chunked_ssq_double {
+  detail::cascade3 mid;    // x^2 for 2^-480 <= |x| < 2^481 (and x = 0)
+  detail::cascade3 big;    // (x 2^-600)^2 for |x| >= 2^481
+  detail::cascade3 small;  // (x 2^600)^2 for |x| < 2^-480
+  double special = 0.0;    // Inf/NaN inputs: +inf, or NaN
+
+  template <int L>
+  TCR_HD void add_chunk(const double (&x)[L]) {
+    using namespace detail;
+    bool in_mid = true;
+#pragma unroll
+    for (int i = 0; i < L; ++i) in_mid = in_mid && (mid_band(x[i]));
+    if (in_mid) {
+      double p[L], e[L];
+#pragma unroll
+      for (int i = 0; i < L; ++i) {
+        const auto [pi, ei] = two_prod(x[i], x[i]);
+        p[i] = pi;
+        e[i] = ei;
+      }
+      auto [s, c] = sum2_chain(p);
+#pragma unroll
+      for (int i = 0; i < L; ++i) c = add_rn(c, e[i]);
+      mid.add2(s, c);
+    } else {
+      for (int i = 0; i < L; ++i) add_rare(x[i]);
+    }
+  }
+  TCR_HD void merge(const chunked_ssq_double& o) {
+    using namespace detail;
+    mid.merge(o.mid);
+    big.merge(o.big);
+    small.merge(o.small);
+    special = add_rn(special, o.special);
+  }
+  // sqrt(sum x^2) rounded to double; relative error <= u + 2^-100 (one sqrt of a double-word
+  // value with a Newton correction, then the final rounding).
+  TCR_HD double nrm2() const {
+    using namespace detail;
+    if (special != 0.0) return special;  // +inf, or NaN
+    if (!big.is_zero()) {
+      // big is in units of 2^1200; mid in units of 1 (mid's share below 2^-1074 of the unit
+      // is lost: relative to big >= 2^-240 units this is < 2^-800).
+      cascade3 t = big;
+      t.merge(mid.scaled(0x1p-600).scaled(0x1p-600));
+      return mul_rn(sqrt_pair(t.pair()), 0x1p600);
+    }
+    if (!mid.is_zero()) {
+      cascade3 t = mid;
+      t.merge(small.scaled(0x1p-600).scaled(0x1p-600));
+      return sqrt_pair(t.pair());
+    }
+    return mul_rn(sqrt_pair(small.pair()), 0x1p-600);
+  }
+
+ private:
+  // 2^-480 <= |x| < 2^481, or x == 0, decided on the exponent bits (integer pipe): squares in
+  // [2^-960, 2^962) are exact by two_prod (error term above 2^-1074) and n of them cannot
+  // overflow for n < 2^61.
+  TCR_HD static bool mid_band(double x) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const std::uint64_t biased = (bits >> 52) & 0x7ff;
+    return biased - (1023 - 480) <= 960 || (bits << 1) == 0;
+  }
+  TCR_HD void add_rare(double x) {
+    using namespace detail;
+    const double a = abs(x);
+    if (!is_finite(x)) {
+      special = add_rn(special, mul_rn(x, x));  // +inf, or NaN
+    } else if (a >= 0x1p481) {
+      const auto [p, e] = two_prod(mul_rn(x, 0x1p-600), mul_rn(x, 0x1p-600));
+      big.add2(p, e);
+    } else if (a < 0x1p-480) {
+      const auto [p, e] = two_prod(mul_rn(x, 0x1p600), mul_rn(x, 0x1p600));
+      small.add2(p, e);
+    } else {
+      const auto [p, e] = two_prod(x, x);
+      mid.add2(p, e);
+    }
+  }
+  // sqrt(h + l) for a normalised pair, one Newton step in double: r + (h - r^2 + l) / (2r).
+  TCR_HD static double sqrt_pair(eft<double> v) {
+    using namespace detail;
+    if (v.value <= 0.0) return 0.0;
+    const double r = sqrt_rn(v.value);
+    const double resid = add_rn(fma_rn(-r, r, v.value), v.error);
+    return add_rn(r, div_rn(resid, add_rn(r, r)));
+  }
+};
+
+}  // namespace tcr

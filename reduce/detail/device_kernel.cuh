@@ -1,0 +1,210 @@
+// tcr: the one-launch device reduction kernel behind tcr::DeviceReduce (implementation detail).
+//
+// One kernel for every n. Each block reduces a grid-stride share of the input into a per-thread
+// accumulator (16-byte vector loads, U in flight), merges its threads with BlockReduce and writes
+// one partial accumulator to temporary storage; the last block to arrive merges all partials in
+// block order (so the result does not depend on which block is last) and writes the result.
+// A grid of one block skips the partials and the arrival counter.
+//
+// Arrival counter without a memset: the user's temporary storage is not initialised, so its
+// first 8 bytes hold a word W = (key << 16) | count, key a 48-bit hash of the storage address
+// and the grid size. A block that finds W carrying the key increments it (atomicAdd, no
+// contention); a block that finds another key treats the count as 0 and installs key | 1 with
+// atomicCAS (only the first arrivals of a call on fresh storage do this). The last block resets
+// W to key | 0, so the next call on the same storage takes the atomicAdd path from its first
+// arrival. Residual risk: storage whose first word happens to equal key | c with c != 0 before
+// the first call (probability 2^-48 for arbitrary contents) makes that call wrong.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include "compensated/accumulator.cuh"
+#include "reduce/block.cuh"
+
+namespace tcr {
+namespace detail {
+namespace device {
+
+inline constexpr int block_threads = 256;
+inline constexpr int max_grid = 2048;                 // partials in temp storage, at most
+inline constexpr std::int64_t bytes_per_block = 16384;  // of input, at least, per block
+inline constexpr std::size_t header_bytes = 256;      // arrival word, padded
+inline constexpr std::size_t storage_align = 256;
+
+// A raw load of B bytes (B a power of two, 1..16) through the read-only path.
+template <int B>
+struct raw;
+template <>
+struct raw<16> {
+  using type = uint4;
+};
+template <>
+struct raw<8> {
+  using type = uint2;
+};
+template <>
+struct raw<4> {
+  using type = unsigned int;
+};
+template <>
+struct raw<2> {
+  using type = unsigned short;
+};
+template <>
+struct raw<1> {
+  using type = unsigned char;
+};
+
+template <class T, int N>
+__device__ __forceinline__ void load_vec(const T* p, T (&v)[N]) {
+  using R = typename raw<static_cast<int>(sizeof(T)) * N>::type;
+  static_assert(sizeof(R) == sizeof(T) * N, "vector loads of 1, 2, 4, 8 or 16 bytes");
+  const R r = __ldg(reinterpret_cast<const R*>(p));
+  std::memcpy(&v, &r, sizeof r);
+}
+
+// Loads a value written by another block of this grid (L2, never a stale L1 line).
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+  T v;
+  if constexpr (sizeof(T) % 8 == 0) {
+    unsigned long long w[sizeof(T) / 8];
+#pragma unroll
+    for (std::size_t i = 0; i < sizeof(T) / 8; ++i)
+      w[i] = __ldcg(reinterpret_cast<const unsigned long long*>(p) + i);
+    std::memcpy(&v, w, sizeof v);
+  } else if constexpr (sizeof(T) % 4 == 0) {
+    unsigned int w[sizeof(T) / 4];
+#pragma unroll
+    for (std::size_t i = 0; i < sizeof(T) / 4; ++i)
+      w[i] = __ldcg(reinterpret_cast<const unsigned int*>(p) + i);
+    std::memcpy(&v, w, sizeof v);
+  } else {
+    unsigned char w[sizeof(T)];
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+      w[i] = *(reinterpret_cast<const volatile unsigned char*>(p) + i);
+    std::memcpy(&v, w, sizeof v);
+  }
+  return v;
+}
+
+// True for exactly one block of the grid: the last to arrive. See the header comment.
+__device__ __forceinline__ bool arrive_last(unsigned long long* word, unsigned long long key,
+                                            unsigned grid) {
+  constexpr unsigned long long count_mask = 0xffffull;
+  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word);
+  for (;;) {
+    if ((seen & ~count_mask) == key) {
+      const unsigned long long old = atomicAdd(word, 1ull);
+      // The key stays until the last block of this call resets the word, so old carries it.
+      const bool last = (old & count_mask) + 1 == grid;
+      if (last) atomicExch(word, key);
+      return last;
+    }
+    const bool last = grid == 1;
+    const unsigned long long prev = atomicCAS(word, seen, last ? key : (key | 1ull));
+    if (prev == seen) return last;
+    seen = prev;  // another block got there first: look again
+  }
+}
+
+struct kernel_params {
+  const void* x;
+  const void* y;               // second operand (Dot), else null
+  std::int64_t n;
+  std::int64_t head;           // elements before the vector region, handled one by one
+  std::int64_t nvec;           // vectors of K::vec_items elements in the vector region
+  void* out;
+  unsigned char* partials;     // [gridDim.x] accumulators (grid > 1)
+  unsigned long long* arrival; // the arrival word (grid > 1)
+  unsigned long long key;      // 48-bit key << 16
+};
+
+// K: the reduction's thread-level traits (see device_traits.cuh), passed by value:
+//   K::acc_type, K::x_type, K::y_type (void when unary), K::vec_items,
+//   k.add_vec(acc, x[vec_items], y[vec_items]), k.add_one(acc, x, y), k.merge(a, b),
+//   k.store(out, acc) (acc: the grid's total, merged in a fixed order).
+template <class K, int Unroll>
+__global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, K k) {
+  using Acc = typename K::acc_type;
+  using X = typename K::x_type;
+  using Y = typename K::y_type;
+  constexpr bool binary = !std::is_void_v<Y>;
+  using YL = std::conditional_t<binary, Y, X>;  // a placeholder type when unary
+  constexpr int V = K::vec_items;
+  using BR = BlockReduce<Acc, block_threads>;
+  __shared__ typename BR::TempStorage s_reduce;
+  __shared__ bool s_last;
+
+  const X* g_x = static_cast<const X*>(p.x);
+  const YL* g_y = static_cast<const YL*>(p.y);
+  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
+
+  Acc r_acc{};  // this thread's elements, in a fixed order
+
+  // Vector region: vectors v = tid, tid + stride, ...; Unroll loads in flight.
+  if constexpr (V > 1) {
+    const X* g_xv = g_x + p.head;
+    const YL* g_yv = binary ? g_y + p.head : nullptr;
+    std::int64_t v = tid;
+    for (; v + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
+      X r_x[Unroll][V];
+      YL r_y[Unroll][V];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        load_vec(g_xv + (v + u * stride) * V, r_x[u]);
+        if constexpr (binary) load_vec(g_yv + (v + u * stride) * V, r_y[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) k.add_vec(r_acc, r_x[u], r_y[u]);
+    }
+    for (; v < p.nvec; v += stride) {
+      X r_x[V];
+      YL r_y[V];
+      load_vec(g_xv + v * V, r_x);
+      if constexpr (binary) load_vec(g_yv + v * V, r_y);
+      k.add_vec(r_acc, r_x, r_y);
+    }
+  }
+  // Scalar region: [0, head) and [head + nvec * V, n), one element at a time.
+  {
+    const std::int64_t tail_begin = p.head + p.nvec * V;
+    const std::int64_t scalars = p.head + (p.n - tail_begin);
+    for (std::int64_t j = tid; j < scalars; j += stride) {
+      const std::int64_t i = j < p.head ? j : tail_begin + (j - p.head);
+      if constexpr (binary) {
+        k.add_one(r_acc, g_x[i], g_y[i]);
+      } else {
+        k.add_one(r_acc, g_x[i], g_x[i]);
+      }
+    }
+  }
+
+  const auto merge = [&k](const Acc& a, const Acc& b) { return k.merge(a, b); };
+  const Acc block_total = BR(s_reduce).Reduce(r_acc, merge);  // ends with a barrier
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) k.store(p.out, block_total);
+    return;
+  }
+  Acc* g_partials = reinterpret_cast<Acc*>(p.partials);
+  if (threadIdx.x == 0) {
+    g_partials[blockIdx.x] = block_total;
+    __threadfence();  // the partial is visible before the arrival is
+    s_last = arrive_last(p.arrival, p.key, gridDim.x);
+  }
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();  // every other block's partial is visible from here on
+  Acc r_merged{};
+  for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += block_threads)
+    r_merged = k.merge(r_merged, load_cg(g_partials + b));  // block order: deterministic
+  const Acc total = BR(s_reduce).Reduce(r_merged, merge);
+  if (threadIdx.x == 0) k.store(p.out, total);
+}
+
+}  // namespace device
+}  // namespace detail
+}  // namespace tcr

@@ -1,0 +1,280 @@
+// tcr: per-operation thread-level traits for the device reduction kernel (implementation
+// detail). They decide which accumulator from compensated/wide.cuh a thread uses and how a
+// loaded vector is cut into the accumulator's chunks; all numerics live in compensated/.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cstdint>
+#include <type_traits>
+#include "compensated/convert.cuh"
+#include "compensated/eft.cuh"
+#include "compensated/wide.cuh"
+
+namespace tcr {
+namespace detail {
+namespace device {
+
+enum class op_kind { sum, asum, dot, nrm2 };
+
+template <class T>
+inline constexpr bool is_fp8_v =
+    std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
+// Types whose pairwise products are exact in float: at most 11 + 11 significant bits, and
+// 2^-48 <= |x y| <= 2^32 (half: 2^-24 .. 65504; e4m3: 2^-9 .. 448; e5m2: 2^-16 .. 57344).
+template <class T>
+inline constexpr bool small_exact_v = std::is_same_v<T, __half> || is_fp8_v<T>;
+
+// Widening of N packed elements to float, pairwise where the hardware converts pairs.
+template <class T, int N>
+__device__ __forceinline__ void to_float(const T (&x)[N], float (&f)[N]) {
+  if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) f[i] = x[i];
+  } else if constexpr (std::is_same_v<T, __half> && N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const float2 v = __half22float2(__halves2half2(x[i], x[i + 1]));
+      f[i] = v.x;
+      f[i + 1] = v.y;
+    }
+  } else if constexpr (is_fp8_v<T> && N % 2 == 0) {
+    constexpr __nv_fp8_interpretation_t kind =
+        std::is_same_v<T, __nv_fp8_e4m3> ? __NV_E4M3 : __NV_E5M2;
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const __nv_fp8x2_storage_t pair = static_cast<__nv_fp8x2_storage_t>(
+          x[i].__x | (static_cast<unsigned>(x[i + 1].__x) << 8));
+      const __half2 h = __nv_cvt_fp8x2_to_halfraw2(pair, kind);
+      const float2 v = __half22float2(h);
+      f[i] = v.x;
+      f[i + 1] = v.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) f[i] = widen<float>(x[i]);
+  }
+}
+
+template <class T, int N>
+__device__ __forceinline__ void to_double(const T (&x)[N], double (&d)[N]) {
+  if constexpr (std::is_same_v<T, double>) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) d[i] = x[i];
+  } else {
+    float f[N];
+    to_float(x, f);
+#pragma unroll
+    for (int i = 0; i < N; ++i) d[i] = static_cast<double>(f[i]);
+  }
+}
+
+template <class T, int N>
+__device__ __forceinline__ void make_abs(T (&v)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = abs(v[i]);
+}
+
+// The L elements of v starting at Off.
+template <int L, int Off, class T, int N>
+__device__ __forceinline__ void slice(const T (&v)[N], T (&out)[L]) {
+  static_assert(Off + L <= N, "slice out of range");
+#pragma unroll
+  for (int i = 0; i < L; ++i) out[i] = v[Off + i];
+}
+
+// Calls f(chunk) for each consecutive chunk of L elements of v (L divides N).
+template <int L, int Off = 0, class T, int N, class F>
+__device__ __forceinline__ void for_chunks(const T (&v)[N], F&& f) {
+  if constexpr (Off < N) {
+    T c[L];
+    slice<L, Off>(v, c);
+    f(c);
+    for_chunks<L, Off + L>(v, f);
+  }
+}
+template <int L, int Off = 0, class T, int N, class F>
+__device__ __forceinline__ void for_chunk_pairs(const T (&a)[N], const T (&b)[N], F&& f) {
+  if constexpr (Off < N) {
+    T ca[L], cb[L];
+    slice<L, Off>(a, ca);
+    slice<L, Off>(b, cb);
+    f(ca, cb);
+    for_chunk_pairs<L, Off + L>(a, b, f);
+  }
+}
+
+template <int N, int Cap>
+inline constexpr int chunk_len = N < Cap ? N : Cap;
+
+template <class Out>
+inline constexpr bool is_double_result_v = std::is_same_v<Out, double>;
+
+template <op_kind Op, class X, class Y, class Out>
+struct traits {
+  static_assert(is_input_type_v<X>, "tcr::DeviceReduce: unsupported input type");
+  static constexpr bool binary = Op == op_kind::dot;
+  using x_type = X;
+  using y_type = std::conditional_t<binary, Y, void>;
+  using YL = std::conditional_t<binary, Y, X>;
+  // Double machinery where any operand or the result is double.
+  static constexpr bool wide = std::is_same_v<X, double> || std::is_same_v<YL, double> ||
+                               is_double_result_v<Out>;
+  using acc_type = std::conditional_t<
+      Op == op_kind::nrm2, std::conditional_t<wide, chunked_ssq_double, chunked_sum<float>>,
+      std::conditional_t<wide, chunked_sum<double>, chunked_sum<float>>>;
+  static constexpr int max_size = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
+  static constexpr int vec_items = 16 / max_size;
+
+  template <int N>
+  __device__ __forceinline__ static void add_vec(acc_type& acc, const X (&x)[N], const YL (&y)[N]) {
+    if constexpr (Op == op_kind::sum || Op == op_kind::asum) {
+      add_sum(acc, x);
+    } else if constexpr (Op == op_kind::dot) {
+      add_dot(acc, x, y);
+    } else {
+      add_nrm2(acc, x);
+    }
+  }
+  __device__ __forceinline__ static void add_one(acc_type& acc, const X& x, const YL& y) {
+    const X xs[1] = {x};
+    const YL ys[1] = {y};
+    add_vec(acc, xs, ys);
+  }
+  __device__ __forceinline__ static acc_type merge(acc_type a, const acc_type& b) {
+    a.merge(b);
+    return a;
+  }
+  __device__ __forceinline__ static void store(void* out, const acc_type& acc) {
+    double v;
+    if constexpr (Op == op_kind::nrm2) {
+      if constexpr (wide) {
+        v = acc.nrm2();
+      } else {
+        v = sqrt_rn(acc.value());  // float result: u_f + 2^-42 relative
+      }
+    } else {
+      v = acc.value();
+    }
+    *static_cast<Out*>(out) = static_cast<Out>(v);
+  }
+
+ private:
+  template <int N>
+  __device__ __forceinline__ static void add_sum(acc_type& acc, const X (&x)[N]) {
+    constexpr bool absolute = Op == op_kind::asum;
+    if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
+      float f[N];
+      to_float(x, f);
+      if constexpr (absolute) make_abs(f);
+      acc.add(static_cast<double>(exact_sum_e4m3(f)));  // exact: see exact_sum_e4m3
+    } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
+      float f[N];
+      to_float(x, f);
+      if constexpr (absolute) make_abs(f);
+      const auto [a, b] = exact_band_sums_e5m2(f);
+      if constexpr (wide) {
+        const double pair[2] = {a, b};
+        acc.add_chunk(pair);
+      } else {
+        const float pair[2] = {a, b};
+        acc.add_chunk(pair);
+      }
+    } else if constexpr (wide) {
+      double d[N];
+      to_double(x, d);
+      if constexpr (absolute) make_abs(d);
+      for_chunks<chunk_len<N, 4>>(d, [&](const auto& c) { acc.add_chunk(c); });
+    } else {
+      float f[N];
+      to_float(x, f);
+      if constexpr (absolute) make_abs(f);
+      for_chunks<chunk_len<N, 8>>(f, [&](const auto& c) { acc.add_chunk(c); });
+    }
+  }
+
+  template <int N>
+  __device__ __forceinline__ static void add_dot(acc_type& acc, const X (&x)[N], const YL (&y)[N]) {
+    if constexpr (wide) {
+      double dx[N], dy[N];
+      to_double(x, dx);
+      to_double(y, dy);
+      for_chunk_pairs<chunk_len<N, 4>>(dx, dy, [&](const auto& a, const auto& b) {
+        acc.add_dot_chunk(a, b);
+      });
+    } else {
+      float fx[N], fy[N];
+      to_float(x, fx);
+      to_float(y, fy);
+      if constexpr (small_exact_v<X> && small_exact_v<YL>) {
+        for_chunk_pairs<chunk_len<N, 8>>(fx, fy, [&](const auto& a, const auto& b) {
+          acc.add_exact_products_chunk(a, b);
+        });
+      } else {
+        acc.add_dot_chunk(fx, fy);
+      }
+    }
+  }
+
+  template <int N>
+  __device__ __forceinline__ static void add_nrm2(acc_type& acc, const X (&x)[N]) {
+    if constexpr (wide) {
+      double d[N];
+      to_double(x, d);
+      for_chunks<chunk_len<N, 4>>(d, [&](const auto& c) { acc.add_chunk(c); });
+    } else {
+      float f[N];
+      to_float(x, f);
+      if constexpr (small_exact_v<X>) {
+        for_chunks<chunk_len<N, 8>>(f, [&](const auto& c) { acc.add_exact_products_chunk(c, c); });
+      } else {
+        acc.add_ssq_chunk(f);
+      }
+    }
+  }
+};
+
+// Generic Reduce(op, init): a value with a validity flag, so threads without elements need no
+// identity element; op and init travel in the traits object (a kernel parameter).
+template <class T>
+struct maybe {
+  T value;
+  bool valid;
+};
+
+template <class In, class Out, class Op>
+struct reduce_traits {
+  using x_type = In;
+  using y_type = void;
+  using acc_type = maybe<Out>;
+  static constexpr int vec_items = 1;
+
+  Op op;
+  Out init;
+
+  __device__ __forceinline__ acc_type merge(const acc_type& a, const acc_type& b) const {
+    if (!b.valid) return a;
+    if (!a.valid) return b;
+    return {op(a.value, b.value), true};
+  }
+  template <int N>
+  __device__ __forceinline__ void add_vec(acc_type& acc, const In (&x)[N], const In (&)[N]) const {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const Out v = static_cast<Out>(x[i]);
+      acc = acc.valid ? acc_type{op(acc.value, v), true} : acc_type{v, true};
+    }
+  }
+  __device__ __forceinline__ void add_one(acc_type& acc, const In& x, const In&) const {
+    const In xs[1] = {x};
+    add_vec(acc, xs, xs);
+  }
+  __device__ __forceinline__ void store(void* out, const acc_type& acc) const {
+    *static_cast<Out*>(out) = acc.valid ? op(init, acc.value) : init;
+  }
+};
+
+}  // namespace device
+}  // namespace detail
+}  // namespace tcr

@@ -1,0 +1,318 @@
+// tcr: device-wide reductions, a drop-in for cub::DeviceReduce::Sum with compensated accuracy.
+//
+//   size_t bytes = 0;
+//   tcr::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, n, stream);     // size query
+//   tcr::DeviceReduce::Sum(d_temp, bytes, d_in, d_out, n, stream);      // one kernel launch
+//   tcr::DeviceReduce::Sum(d_in, d_out, n, stream);                     // or: allocates itself
+//
+// Operations: Sum, Asum (sum of |x|), Dot (sum x_i y_i), Nrm2 (sqrt(sum x_i^2)), and the generic
+// Reduce(op, init). Inputs: __nv_fp8_e4m3, __nv_fp8_e5m2, __half, __nv_bfloat16, float, double
+// (Dot: any pair of them). Results: float or double.
+//
+// Accuracy (Accuracy::compensated, the default; s the exact result, S = sum |x_i| (Dot:
+// sum |x_i y_i|), u the unit roundoff of the result type):
+//   float result:  |res - s| <= 2u|s| + 2^-40 S   for every n < 2^35
+//   double result: |res - s| <= 2u|s| + 2^-88 S   (Dot: while no product |x_i y_i| of double
+//                                                   inputs lies below 2^-969, where two_prod's
+//                                                   error term underflows)
+//   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double), no overflow or underflow
+//   for any finite input.
+// Finite inputs whose exact result is finite give a finite result (intermediate overflow is
+// caught and rescaled on a rare path); Inf and NaN propagate as in plain summation (Nrm2: NaN if
+// any element is NaN, else +inf if any is infinite). How: compensated/wide.cuh.
+// Accuracy::fast and Accuracy::double_word currently run the compensated path (whose bound is
+// the stronger one); Engine::tensor_core is not available yet (cudaErrorNotSupported).
+//
+// Execution: one kernel launch for every n (including n = 0, which writes 0, or init for
+// Reduce); no host synchronisation, no allocation in the two-phase form, capturable in a CUDA
+// graph. Results are bitwise identical run to run on the same GPU (fixed combining order, no
+// floating-point atomics). Calls on different streams need separate temporary storage.
+// temp_storage_bytes depends only on num_items and the types and never shrinks as num_items
+// grows. The temporary storage need not be initialised (see reduce/detail/device_kernel.cuh for
+// the arrival counter that lives in it and its 2^-48 residual risk on never-used storage).
+//
+// Errors (nothing is written): cudaErrorInvalidValue for num_items < 0, a null d_out, a null
+// input with num_items > 0, an input not aligned to its element size, temporary storage smaller
+// than the size query returned; cudaErrorNotSupported for a forced engine that is unavailable.
+// Any alignment of the inputs to whole elements works: heads and tails are handled.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include "reduce/detail/device_kernel.cuh"
+#include "reduce/detail/device_traits.cuh"
+
+namespace tcr {
+
+enum class Accuracy { compensated, fast, double_word };
+enum class Engine { automatic, tensor_core, cuda_core };
+struct ReduceOptions {
+  Accuracy accuracy = Accuracy::compensated;
+  Engine engine = Engine::automatic;
+};
+
+namespace detail {
+namespace device {
+
+template <class T>
+struct nondeduced {
+  using type = T;
+};
+
+// Partials needed for n elements of elem_bytes each: at least bytes_per_block of input per block,
+// at most max_grid blocks. Monotone in n.
+inline std::int64_t partials_for(std::int64_t n, int elem_bytes) {
+  if (n <= 0) return 1;
+  const std::int64_t items = elem_bytes < bytes_per_block ? bytes_per_block / elem_bytes : 1;
+  const std::int64_t blocks = n / items + (n % items != 0);
+  return blocks < max_grid ? blocks : max_grid;
+}
+
+template <class Acc>
+std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
+  const std::size_t partials = static_cast<std::size_t>(partials_for(n, elem_bytes)) * sizeof(Acc);
+  return storage_align + header_bytes + (partials + storage_align - 1) / storage_align * storage_align;
+}
+
+inline constexpr int max_devices = 64;
+
+// Blocks of this kernel that fit the device at once (SMs x occupancy), cached per device.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int device) {
+  static std::atomic<int> cache[max_devices] = {};
+  if (device >= 0 && device < max_devices) {
+    const int cached = cache[device].load(std::memory_order_relaxed);
+    if (cached > 0) return cached;
+  }
+  int sms = 0;
+  int per_sm = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0) !=
+          cudaSuccess) {
+    return 1;  // correct, only slow; the launch reports any real error
+  }
+  int blocks = sms * (per_sm > 0 ? per_sm : 1);
+  if (blocks > max_grid) blocks = max_grid;
+  if (device >= 0 && device < max_devices) cache[device].store(blocks, std::memory_order_relaxed);
+  return blocks;
+}
+
+inline unsigned long long arrival_key(std::uintptr_t storage, int grid) {
+  std::uint64_t z = static_cast<std::uint64_t>(storage) ^
+                    (static_cast<std::uint64_t>(grid) << 40) ^ 0x74637252656475ull;  // "tcrRedu"
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64 finaliser
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z << 16;  // 48-bit key, count bits clear
+}
+
+template <class T>
+bool aligned_to_element(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
+}
+
+// Size query, checks, and the launch, for any traits K.
+template <class K>
+cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x,
+                const void* y, void* out, std::int64_t n, cudaStream_t stream, const K& k,
+                Engine engine) {
+  using X = typename K::x_type;
+  using Y = typename K::y_type;
+  constexpr bool binary = !std::is_void_v<Y>;
+  using YL = std::conditional_t<binary, Y, X>;
+  constexpr int elem_bytes = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
+  constexpr int V = K::vec_items;
+  using Acc = typename K::acc_type;
+
+  if (engine == Engine::tensor_core) return cudaErrorNotSupported;
+  const std::size_t needed = temp_bytes_for<Acc>(n, elem_bytes);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = needed;
+    return cudaSuccess;
+  }
+  if (n < 0 || out == nullptr || temp_storage_bytes < needed) return cudaErrorInvalidValue;
+  if (n > 0 && (x == nullptr || (binary && y == nullptr))) return cudaErrorInvalidValue;
+  if (n > 0 && (!aligned_to_element<X>(x) || (binary && !aligned_to_element<YL>(y))))
+    return cudaErrorInvalidValue;
+
+  // Vector region: starts where the wider operand is 16-byte aligned; the narrower one must
+  // then be aligned to its own vector size, else every element goes through the scalar loop.
+  std::int64_t head = 0;
+  std::int64_t nvec = 0;
+  if constexpr (V > 1) {
+    const bool x_wide = sizeof(X) >= sizeof(YL);
+    const std::uintptr_t a_wide = reinterpret_cast<std::uintptr_t>(x_wide ? x : y);
+    head = static_cast<std::int64_t>(((16 - a_wide % 16) % 16) / elem_bytes);
+    if (head > n) head = n;
+    bool ok = true;
+    if constexpr (binary) {
+      const std::uintptr_t a_narrow = reinterpret_cast<std::uintptr_t>(x_wide ? y : x);
+      const std::size_t narrow_bytes = x_wide ? sizeof(YL) : sizeof(X);
+      ok = (a_narrow + head * narrow_bytes) % (V * narrow_bytes) == 0;
+    }
+    if (ok) {
+      nvec = (n - head) / V;
+    } else {
+      head = 0;
+    }
+  }
+
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  constexpr int unroll = binary ? 2 : 4;
+  auto kernel = reduce_kernel<K, unroll>;
+  int grid = resident_blocks(kernel, device);
+  const std::int64_t by_size = partials_for(n, elem_bytes);
+  if (grid > by_size) grid = static_cast<int>(by_size);
+
+  const std::uintptr_t base =
+      (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
+      storage_align;
+  kernel_params p{};
+  p.x = x;
+  p.y = y;
+  p.n = n;
+  p.head = head;
+  p.nvec = nvec;
+  p.out = out;
+  p.arrival = reinterpret_cast<unsigned long long*>(base);
+  p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
+  p.key = arrival_key(base, grid);
+  kernel<<<grid, block_threads, 0, stream>>>(p, k);
+  return cudaPeekAtLastError();
+}
+
+// Single-call form: size query, stream-ordered allocation, the call, stream-ordered free.
+template <class F>
+cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
+  std::size_t bytes = 0;
+  cudaError_t err = call(nullptr, bytes);
+  if (err != cudaSuccess) return err;
+  void* d_temp = nullptr;
+  err = cudaMallocAsync(&d_temp, bytes, stream);
+  if (err != cudaSuccess) return err;
+  err = call(d_temp, bytes);
+  const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
+  return err != cudaSuccess ? err : free_err;
+}
+
+template <class Out>
+inline constexpr bool is_result_type_v = std::is_same_v<Out, float> || std::is_same_v<Out, double>;
+
+}  // namespace device
+}  // namespace detail
+
+struct DeviceReduce {
+  // sum x_i. See the header comment for the bound.
+  template <class In, class Out>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                         Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
+                         ReduceOptions options = {}) {
+    return unary<detail::device::op_kind::sum>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                               num_items, stream, options);
+  }
+  template <class In, class Out>
+  static cudaError_t Sum(const In* d_in, Out* d_out, std::int64_t num_items,
+                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
+      return Sum(t, b, d_in, d_out, num_items, stream, options);
+    });
+  }
+
+  // sum |x_i|.
+  template <class In, class Out>
+  static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                          Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
+                          ReduceOptions options = {}) {
+    return unary<detail::device::op_kind::asum>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                num_items, stream, options);
+  }
+  template <class In, class Out>
+  static cudaError_t Asum(const In* d_in, Out* d_out, std::int64_t num_items,
+                          cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
+      return Asum(t, b, d_in, d_out, num_items, stream, options);
+    });
+  }
+
+  // sqrt(sum x_i^2), without overflow or underflow for any finite input.
+  template <class In, class Out>
+  static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_x,
+                          Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
+                          ReduceOptions options = {}) {
+    return unary<detail::device::op_kind::nrm2>(d_temp_storage, temp_storage_bytes, d_x, d_out,
+                                                num_items, stream, options);
+  }
+  template <class In, class Out>
+  static cudaError_t Nrm2(const In* d_x, Out* d_out, std::int64_t num_items,
+                          cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
+      return Nrm2(t, b, d_x, d_out, num_items, stream, options);
+    });
+  }
+
+  // sum x_i y_i.
+  template <class InX, class InY, class Out>
+  static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, const InX* d_x,
+                         const InY* d_y, Out* d_out, std::int64_t num_items,
+                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+    static_assert(is_input_type_v<InX> && is_input_type_v<InY>,
+                  "tcr::DeviceReduce::Dot: inputs must be e4m3, e5m2, half, bfloat16, float or double");
+    static_assert(detail::device::is_result_type_v<Out>,
+                  "tcr::DeviceReduce::Dot: the result must be float or double");
+    using K = detail::device::traits<detail::device::op_kind::dot, InX, InY, Out>;
+    return detail::device::run(d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_items,
+                               stream, K{}, options.engine);
+  }
+  template <class InX, class InY, class Out>
+  static cudaError_t Dot(const InX* d_x, const InY* d_y, Out* d_out, std::int64_t num_items,
+                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
+      return Dot(t, b, d_x, d_y, d_out, num_items, stream, options);
+    });
+  }
+
+  // init op x_0 op x_1 ... for an associative op (combined in a fixed tree order: results are
+  // reproducible; no accuracy contract beyond op's own). Each x_i is converted to Out first.
+  template <class In, class Out, class Op>
+  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                            Out* d_out, std::int64_t num_items, Op op,
+                            typename detail::device::nondeduced<Out>::type init,
+                            cudaStream_t stream = 0) {
+    static_assert(std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
+                  "tcr::DeviceReduce::Reduce: Out must be trivially copyable and default-constructible");
+    static_assert(std::is_trivially_copyable_v<Op>,
+                  "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
+    using K = detail::device::reduce_traits<In, Out, Op>;
+    return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
+                               num_items, stream, K{op, init}, Engine::automatic);
+  }
+  template <class In, class Out, class Op>
+  static cudaError_t Reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
+                            typename detail::device::nondeduced<Out>::type init,
+                            cudaStream_t stream = 0) {
+    return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
+      return Reduce(t, b, d_in, d_out, num_items, op, init, stream);
+    });
+  }
+
+ private:
+  template <detail::device::op_kind Op, class In, class Out>
+  static cudaError_t unary(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                           Out* d_out, std::int64_t num_items, cudaStream_t stream,
+                           ReduceOptions options) {
+    static_assert(is_input_type_v<In>,
+                  "tcr::DeviceReduce: input must be e4m3, e5m2, half, bfloat16, float or double");
+    static_assert(detail::device::is_result_type_v<Out>,
+                  "tcr::DeviceReduce: the result must be float or double");
+    using K = detail::device::traits<Op, In, In, Out>;
+    return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
+                               num_items, stream, K{}, options.engine);
+  }
+};
+
+}  // namespace tcr
