@@ -1,0 +1,70 @@
+// tcr tests for reduce/device.cuh: exact bound checks shared by the host and GPU cases.
+#pragma once
+
+#include <mpfr.h>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+#include "support/mpfr_ref.hpp"
+
+namespace tcr::test {
+
+// The exact sum, sum of magnitudes, dot and sum |x_i y_i| of data given as doubles.
+inline mp exact_abs_sum(const std::vector<double>& x) {
+  std::vector<double> a(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) a[i] = std::fabs(x[i]);
+  return exact_sum(a);
+}
+inline mp exact_abs_dot(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<double> a(x.size()), b(y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) a[i] = std::fabs(x[i]);
+  for (std::size_t i = 0; i < y.size(); ++i) b[i] = std::fabs(y[i]);
+  return exact_dot(a, b);
+}
+
+// True when |res - s| <= rel |s| + abs_coef S, the bound evaluated exactly (rounded down) and
+// the error exactly. rel and abs_coef are powers of two times small integers.
+inline bool within_bound(double res, const mp& s, const mp& S, double rel, double abs_coef) {
+  if (!std::isfinite(res)) return false;
+  mp err(mp::exact_dot_bits + 128);
+  mpfr_sub_d(err.get(), s.get(), res, MPFR_RNDN);
+  mpfr_abs(err.get(), err.get(), MPFR_RNDN);
+  mp t1(mp::exact_dot_bits + 128), t2(mp::exact_dot_bits + 128), bound(mp::exact_dot_bits + 128);
+  mpfr_abs(t1.get(), s.get(), MPFR_RNDN);
+  mpfr_mul_d(t1.get(), t1.get(), rel, MPFR_RNDD);
+  mpfr_mul_d(t2.get(), S.get(), abs_coef, MPFR_RNDD);
+  mpfr_add(bound.get(), t1.get(), t2.get(), MPFR_RNDD);
+  return mpfr_cmp(err.get(), bound.get()) <= 0;
+}
+
+// The error divided by |s| + S (for messages only).
+inline double scaled_error(double res, const mp& s, const mp& S) {
+  const double e = abs_error(res, s);
+  const double d = std::fabs(s.to_double()) + S.to_double();
+  return d > 0 ? e / d : e;
+}
+
+// True when |res - sqrt(ssq)| <= rel * sqrt(ssq); sqrt taken at 400 bits (relative error
+// 2^-400, accounted for by shrinking rel by 2^-390 relative).
+inline bool nrm2_within(double res, const mp& ssq, double rel) {
+  if (!std::isfinite(res)) return false;
+  mp r(400);
+  mpfr_sqrt(r.get(), ssq.get(), MPFR_RNDN);
+  mp err(600);
+  mpfr_sub_d(err.get(), r.get(), res, MPFR_RNDN);
+  mpfr_abs(err.get(), err.get(), MPFR_RNDU);
+  mp bound(600);
+  mpfr_mul_d(bound.get(), r.get(), rel * (1 - 0x1p-390), MPFR_RNDD);
+  return mpfr_cmp(err.get(), bound.get()) <= 0;
+}
+
+inline double nrm2_rel_error(double res, const mp& ssq) {
+  mp r(400);
+  mpfr_sqrt(r.get(), ssq.get(), MPFR_RNDN);
+  mp err(600);
+  mpfr_sub_d(err.get(), r.get(), res, MPFR_RNDN);
+  mpfr_div(err.get(), err.get(), r.get(), MPFR_RNDN);
+  return std::fabs(mpfr_get_d(err.get(), MPFR_RNDN));
+}
+
+}  // namespace tcr::test
