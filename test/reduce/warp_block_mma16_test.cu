@@ -1,0 +1,56 @@
+// Tests for reduce/block.cuh, tensor-core algorithms on __half and __nv_bfloat16 items: every
+// block size, items per thread 1..16, partial tiles, data kinds, specials (bounds and harness in
+// warp_block_common.cuh).
+#include "warp_block_common.cuh"
+
+using namespace tcr::test::wb;
+using tcr::neumaier;
+constexpr auto chain = BlockReduceAlgorithm::tensor_core_chain;
+constexpr auto fold = BlockReduceAlgorithm::tensor_core_fold;
+
+namespace {
+template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
+void sweep(data_kind kind, std::uint64_t seed) {
+  constexpr int tile = BLOCK * N;
+  for (int nv : {tile, tile - 1, tile / 2 + 3, 1})
+    check_block_sum<T, In, BLOCK, N, A>(kind, nv, seed + nv);
+}
+}  // namespace
+
+TEST_SUITE("gpu") {
+  TEST_CASE("BlockReduce tensor cores, __half: every block size") {
+    for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+      const std::uint64_t seed = 60000 + 1000 * int(k);
+      sweep<neumaier<float>, __half, 32, 8, fold>(k, seed + 1);
+      sweep<neumaier<float>, __half, 64, 8, fold>(k, seed + 2);
+      sweep<neumaier<float>, __half, 96, 8, fold>(k, seed + 3);
+      sweep<neumaier<float>, __half, 128, 8, fold>(k, seed + 4);
+      sweep<neumaier<float>, __half, 256, 8, fold>(k, seed + 5);
+      sweep<neumaier<float>, __half, 512, 8, fold>(k, seed + 6);
+      sweep<neumaier<float>, __half, 1024, 8, fold>(k, seed + 7);
+      sweep<float, __half, 96, 8, chain>(k, seed + 8);
+      sweep<float, __half, 1024, 8, chain>(k, seed + 9);
+    }
+  }
+  TEST_CASE("BlockReduce tensor cores, __half and __nv_bfloat16: items per thread 1..16") {
+    for (data_kind k : {data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+      const std::uint64_t seed = 70000 + 1000 * int(k);
+      sweep<neumaier<float>, __half, 128, 1, fold>(k, seed + 1);
+      sweep<neumaier<float>, __half, 128, 2, fold>(k, seed + 2);
+      sweep<neumaier<float>, __half, 128, 4, fold>(k, seed + 3);
+      sweep<neumaier<float>, __half, 128, 16, fold>(k, seed + 4);
+      sweep<float, __half, 128, 1, chain>(k, seed + 5);
+      sweep<float, __half, 128, 16, chain>(k, seed + 6);
+      sweep<neumaier<float>, __nv_bfloat16, 256, 8, fold>(k, seed + 7);
+      sweep<neumaier<float>, __nv_bfloat16, 256, 16, fold>(k, seed + 8);
+      sweep<float, __nv_bfloat16, 256, 2, chain>(k, seed + 9);
+      sweep<float, __nv_bfloat16, 256, 16, chain>(k, seed + 10);
+    }
+  }
+  TEST_CASE("BlockReduce tensor cores, __half and __nv_bfloat16: Inf, NaN and signed zeros") {
+    check_specials<neumaier<float>, __half, 128, 8, fold>();
+    check_specials<float, __half, 96, 16, chain>();
+    check_specials<neumaier<float>, __nv_bfloat16, 256, 8, fold>();
+    check_specials<float, __nv_bfloat16, 32, 2, chain>();
+  }
+}

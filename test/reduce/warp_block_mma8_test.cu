@@ -1,0 +1,42 @@
+// Tests for reduce/block.cuh, tensor-core algorithms on fp8 items (e4m3 exact through f16, e5m2
+// native): block sizes, items per thread, partial tiles, data kinds, specials (bounds and
+// harness in warp_block_common.cuh).
+#include "warp_block_common.cuh"
+
+using namespace tcr::test::wb;
+using tcr::neumaier;
+constexpr auto chain = BlockReduceAlgorithm::tensor_core_chain;
+constexpr auto fold = BlockReduceAlgorithm::tensor_core_fold;
+
+namespace {
+template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
+void sweep(data_kind kind, std::uint64_t seed) {
+  constexpr int tile = BLOCK * N;
+  for (int nv : {tile, tile - 1, tile / 2 + 3, 1})
+    check_block_sum<T, In, BLOCK, N, A>(kind, nv, seed + nv);
+}
+}  // namespace
+
+TEST_SUITE("gpu") {
+  TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: block sizes and items per thread") {
+    for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+      const std::uint64_t seed = 80000 + 1000 * int(k);
+      sweep<neumaier<float>, __nv_fp8_e4m3, 32, 16, fold>(k, seed + 1);
+      sweep<neumaier<float>, __nv_fp8_e4m3, 128, 1, fold>(k, seed + 2);
+      sweep<neumaier<float>, __nv_fp8_e4m3, 128, 4, fold>(k, seed + 3);
+      sweep<neumaier<float>, __nv_fp8_e4m3, 1024, 16, fold>(k, seed + 4);
+      sweep<float, __nv_fp8_e4m3, 96, 16, chain>(k, seed + 5);
+      sweep<float, __nv_fp8_e4m3, 256, 8, chain>(k, seed + 6);
+      sweep<neumaier<float>, __nv_fp8_e5m2, 64, 16, fold>(k, seed + 7);
+      sweep<neumaier<float>, __nv_fp8_e5m2, 512, 2, fold>(k, seed + 8);
+      sweep<float, __nv_fp8_e5m2, 128, 16, chain>(k, seed + 9);
+      sweep<float, __nv_fp8_e5m2, 256, 1, chain>(k, seed + 10);
+    }
+  }
+  TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: Inf, NaN and signed zeros") {
+    check_specials<neumaier<float>, __nv_fp8_e4m3, 128, 16, fold>();
+    check_specials<float, __nv_fp8_e4m3, 96, 16, chain>();
+    check_specials<neumaier<float>, __nv_fp8_e5m2, 64, 16, fold>();
+    check_specials<float, __nv_fp8_e5m2, 128, 16, chain>();
+  }
+}
