@@ -1,0 +1,94 @@
+// tcr benchmarks: what every measurement needs: error checks, facts about the device, device
+// memory that is kept between benchmarks, random inputs written on the device (never zeros, never
+// a host copy of gigabytes), the L2 flush of cold runs and the SM clock probe.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include "common/types.hpp"
+
+namespace tcr::bench {
+
+struct cuda_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws cuda_error("<what>: <CUDA's message>") unless e is cudaSuccess.
+void check(cudaError_t e, const char* what);
+#define TCR_BENCH_CHECK(expr) ::tcr::bench::check((expr), #expr)
+
+struct device_facts {
+  int device = 0;
+  std::string name;
+  int cc = 0;                          // compute capability, 90 for sm_90
+  int sms = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t global_bytes = 0;
+  double default_sm_clock_mhz = 0;     // cudaDevAttrClockRate: the clock the driver reports
+  int runtime_version = 0;             // 13000 for CUDA 13.0
+  int driver_version = 0;
+};
+
+// Empty when a CUDA device can be used; otherwise why not, in words.
+std::string no_device_reason();
+// The current device's facts (read once).
+const device_facts& facts();
+
+// Device memory that frees itself. reserve() grows it (dropping the contents), never shrinks it.
+class device_memory {
+ public:
+  device_memory() = default;
+  device_memory(const device_memory&) = delete;
+  device_memory& operator=(const device_memory&) = delete;
+  ~device_memory() { release(); }
+  void* reserve(std::size_t bytes);
+  void release();
+  void* get() const { return p_; }
+  std::size_t capacity() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Writes n elements of type t at p, each uniform in [-1, 1) and a function of (seed, index) only.
+void fill_random(dtype t, void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream);
+
+// Random inputs of the speed runs, kept while consecutive benchmarks ask for the same type and n:
+// `copies` copies of x (and of y when inputs == 2), 256-byte aligned. Cold runs give each launch of
+// a batch its own copy, so that every launch reads from DRAM.
+class input_cache {
+ public:
+  void prepare(dtype t, std::int64_t n, int inputs, int copies, cudaStream_t stream);
+  const void* x(int copy) const;
+  const void* y(int copy) const;
+  void release();
+
+ private:
+  std::size_t stride() const;
+  device_memory mem_;
+  dtype type_ = dtype::f32;
+  std::int64_t n_ = -1;
+  int inputs_ = 0;
+  int copies_ = 0;
+};
+
+// Evicts the L2 by writing a buffer of the L2's size (cudaMemsetAsync, as nvbench does).
+class l2_flush {
+ public:
+  explicit l2_flush(std::size_t bytes);
+  cudaError_t run(cudaStream_t stream);  // enqueues the write
+
+ private:
+  device_memory buf_;
+  std::size_t bytes_;
+};
+
+// The SM clock now, in MHz: one thread counts clock64() cycles against %globaltimer nanoseconds
+// over about 200k cycles (~100 us). Synchronises the stream. Works without NVML.
+double measure_sm_clock_mhz(cudaStream_t stream);
+
+}  // namespace tcr::bench

@@ -1,0 +1,32 @@
+// tcr benchmarks: tcr::DeviceReduce::Nrm2 and Asum for every input type, mode and engine.
+#include "common/tcr_cases.cuh"
+
+namespace tcr::bench {
+namespace {
+
+template <class In>
+void add_for() {
+  using Out = result_t<In>;
+  tcr_cases::add_all<In>(op_kind::nrm2, "Nrm2",
+                         [](void* temp, std::size_t& bytes, const call_args& a, ReduceOptions o) {
+                           return DeviceReduce::Nrm2(temp, bytes, static_cast<const In*>(a.x),
+                                                     static_cast<Out*>(a.out), a.n, a.stream, o);
+                         });
+  tcr_cases::add_all<In>(op_kind::asum, "Asum",
+                         [](void* temp, std::size_t& bytes, const call_args& a, ReduceOptions o) {
+                           return DeviceReduce::Asum(temp, bytes, static_cast<const In*>(a.x),
+                                                     static_cast<Out*>(a.out), a.n, a.stream, o);
+                         });
+}
+
+const case_adder add{[] {
+  add_for<__nv_fp8_e4m3>();
+  add_for<__nv_fp8_e5m2>();
+  add_for<__half>();
+  add_for<__nv_bfloat16>();
+  add_for<float>();
+  add_for<double>();
+}};
+
+}  // namespace
+}  // namespace tcr::bench
