@@ -22,6 +22,71 @@ inline mp exact_abs_dot(const std::vector<double>& x, const std::vector<double>&
   return exact_dot(a, b);
 }
 
+// An exact fixed-point (Kulisch) accumulator for doubles: fast exact references for the large
+// sizes, where one MPFR number per element would take gigabytes. Limbs of 32 bits kept in
+// int64 with lazy carries (normalised every 2^29 additions).
+class kulisch {
+ public:
+  void add(double x) {
+    if (x == 0) return;
+    int e;
+    const double m = std::frexp(x, &e);  // x = m 2^e, 1/2 <= |m| < 1
+    std::int64_t mant = static_cast<std::int64_t>(std::ldexp(m, 53));  // exact, |mant| < 2^53
+    int p = e - 53 + 1074;  // x = mant 2^(p - 1074)
+    if (p < 0) {  // subnormal: the dropped bits are zero
+      mant /= (std::int64_t(1) << -p);
+      p = 0;
+    }
+    const std::int64_t sign = mant < 0 ? -1 : 1;
+    const unsigned __int128 v = static_cast<unsigned __int128>(mant < 0 ? -mant : mant) << (p % 32);
+    const int q = p / 32;
+    limb_[q] += sign * static_cast<std::int64_t>(v & 0xffffffffu);
+    limb_[q + 1] += sign * static_cast<std::int64_t>((v >> 32) & 0xffffffffu);
+    limb_[q + 2] += sign * static_cast<std::int64_t>(v >> 64);
+    if (++adds_ == (1u << 29)) normalise();
+  }
+  mp value() {
+    normalise();
+    mp s(mp::exact_sum_bits + 64);
+    mp t(64);
+    for (int i = 0; i < limbs; ++i) {
+      if (limb_[i] == 0) continue;
+      mpfr_set_si_2exp(t.get(), static_cast<long>(limb_[i]), 32 * i - 1074, MPFR_RNDN);  // exact
+      mpfr_add(s.get(), s.get(), t.get(), MPFR_RNDN);  // exact at this precision
+    }
+    return s;
+  }
+
+ private:
+  static constexpr int limbs = 72;  // bits 0 .. 2303 above 2^-1074
+  void normalise() {
+    for (int i = 0; i + 1 < limbs; ++i) {
+      const std::int64_t carry = limb_[i] >> 32;  // arithmetic shift: floor
+      limb_[i] -= carry * (std::int64_t(1) << 32);
+      limb_[i + 1] += carry;
+    }
+    adds_ = 0;
+  }
+  std::int64_t limb_[limbs] = {};
+  unsigned adds_ = 0;
+};
+
+// Exact sum / sum of |x| / dot (products must be exact in double: inputs of at most 26 bits).
+inline mp fast_exact_sum(const std::vector<double>& x, bool absolute = false) {
+  kulisch k;
+  for (double v : x) k.add(absolute ? std::fabs(v) : v);
+  return k.value();
+}
+inline mp fast_exact_dot(const std::vector<double>& x, const std::vector<double>& y,
+                         bool absolute = false) {
+  kulisch k;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double p = x[i] * y[i];
+    k.add(absolute ? std::fabs(p) : p);
+  }
+  return k.value();
+}
+
 // True when |res - s| <= rel |s| + abs_coef S, the bound evaluated exactly (rounded down) and
 // the error exactly. rel and abs_coef are powers of two times small integers.
 inline bool within_bound(double res, const mp& s, const mp& S, double rel, double abs_coef) {

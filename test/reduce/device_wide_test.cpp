@@ -269,3 +269,27 @@ TEST_CASE("chunked_ssq_double: every band, relative error <= u + 2^-100") {
   tcr::chunked_ssq_double z;
   CHECK(z.nrm2() == 0.0);
 }
+
+TEST_CASE("test support: the Kulisch reference equals MPFR's exact sum") {
+  const std::uint64_t seed = 7000;
+  INFO("seed = ", seed);
+  tcr::test::rng64 rng(seed);
+  for (auto range : {std::pair<int, int>{-1074, 1023}, {-1074, -1000}, {-30, 30}}) {
+    std::vector<double> x(20000);
+    for (auto& v : x) {
+      v = std::ldexp(1 + rng.uniform(), int(rng.integer(range.first, range.second))) * (rng.coin() ? 1 : -1);
+      if (!std::isfinite(v)) v = -DBL_MAX;
+    }
+    x[7] = 0x1p-1074;
+    x[8] = -0x1.8p-1070;
+    CHECK(mpfr_equal_p(tcr::test::fast_exact_sum(x).get(), exact_sum(x).get()));
+    CHECK(mpfr_equal_p(tcr::test::fast_exact_sum(x, true).get(), exact_abs_sum(x).get()));
+  }
+  std::vector<float> a(5000), b(5000);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = std::ldexp(float(1 + rng.uniform()), int(rng.integer(-149, 127)));
+    b[i] = std::ldexp(float(1 + rng.uniform()), int(rng.integer(-149, 127))) * (rng.coin() ? 1 : -1);
+  }
+  const auto ad = as_double(a), bd = as_double(b);
+  CHECK(mpfr_equal_p(tcr::test::fast_exact_dot(ad, bd).get(), tcr::test::exact_dot(ad, bd).get()));
+}

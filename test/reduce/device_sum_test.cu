@@ -1,0 +1,181 @@
+// GPU tests for tcr::DeviceReduce::Sum and Asum: every input type, edge sizes, unaligned
+// pointers, ill-conditioned data and special values, against exact MPFR references and the
+// contract's bound (2u|s| + 2^-40 S for a float result, 2u|s| + 2^-88 S for a double result).
+#include <doctest/doctest.h>
+
+#include <cfloat>
+#include "reduce/device_test_util.hpp"
+
+namespace {
+
+using namespace tcr::test;
+
+// Sizes around every boundary of the kernel: warp, block (256 threads), vector (16 bytes),
+// the single-block limit (16 KiB of input), a few grid sizes, and the 2048-block cap.
+template <class T>
+std::vector<std::int64_t> edge_sizes() {
+  const std::int64_t per_block = 16384 / sizeof(T);
+  std::vector<std::int64_t> s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
+  for (std::int64_t b : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(64),
+                         std::int64_t(132 * 4), std::int64_t(132 * 8)})
+    for (std::int64_t d : {-1, 0, 1}) s.push_back(b * per_block + d);
+  s.push_back(2048 * per_block + 1);  // past the grid cap: several vectors per thread
+  return s;
+}
+
+template <class T, class Out>
+void check_edge_sizes(op o, std::uint64_t seed) {
+  for (std::int64_t n : edge_sizes<T>()) {
+    INFO("seed = ", seed, ", n = ", n);
+    const auto x = typed_random<T>(static_cast<std::size_t>(n), seed + n);
+    for (std::size_t offset : {0, 1, 3}) {
+      if (n > (1 << 20) && offset == 3) continue;
+      run_and_check<Out>(o, x, offset);
+    }
+  }
+}
+
+template <class T, class Out>
+void check_random_sizes(op o, std::uint64_t seed) {
+  rng64 rng(seed);
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::int64_t n = rng.integer(1, trial < 8 ? 70000 : 3000000);
+    const std::size_t offset = static_cast<std::size_t>(rng.integer(0, 15));
+    INFO("seed = ", seed, ", trial ", trial, ", n = ", n);
+    run_and_check<Out>(o, typed_random<T>(n, seed * 100 + trial, -20, 20), offset);
+  }
+}
+
+// Pairs x, -x over the type's whole range, shuffled, plus a few small values: s tiny, S huge.
+template <class T>
+typed_data<T> cancelling(std::size_t n, std::uint64_t seed, int emin, int emax) {
+  rng64 rng(seed);
+  std::vector<double> v;
+  for (std::size_t i = 0; i + 1 < n; i += 2) {
+    const double a = to_double(to_type<T>(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax)))));
+    v.push_back(a);
+    v.push_back(-a);
+  }
+  while (v.size() < n) v.push_back(to_double(to_type<T>(std::ldexp(1.0, emin))));
+  for (int k = 0; k < 5 && k < static_cast<int>(n); ++k) v[k] = to_double(to_type<T>(std::ldexp(1.5, emin + k)));
+  rng.shuffle(v);
+  return typed_data<T>(v);
+}
+
+template <class T, class Out>
+void check_all_sum(std::uint64_t seed) {
+  for (op o : {op::sum, op::asum}) {
+    check_edge_sizes<T, Out>(o, seed);
+    check_random_sizes<T, Out>(o, seed + 1);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("gpu") {
+  TEST_CASE("Sum/Asum float -> float: edge sizes, offsets, random sizes") { check_all_sum<float, float>(100); }
+  TEST_CASE("Sum/Asum half -> float") { check_all_sum<__half, float>(200); }
+  TEST_CASE("Sum/Asum bfloat16 -> float") { check_all_sum<__nv_bfloat16, float>(300); }
+  TEST_CASE("Sum/Asum e4m3 -> float") { check_all_sum<__nv_fp8_e4m3, float>(400); }
+  TEST_CASE("Sum/Asum e5m2 -> float") { check_all_sum<__nv_fp8_e5m2, float>(500); }
+  TEST_CASE("Sum/Asum double -> double") { check_all_sum<double, double>(600); }
+  TEST_CASE("Sum/Asum float -> double and double -> float") {
+    check_random_sizes<float, double>(op::sum, 700);
+    check_random_sizes<double, float>(op::sum, 710);
+    check_random_sizes<__half, double>(op::sum, 720);
+    check_random_sizes<__nv_fp8_e5m2, double>(op::sum, 730);
+  }
+
+  TEST_CASE("Sum: GenSum data, cond 1 .. 1e32 (float, double)") {
+    for (double cond : {1.0, 1e4, 1e8, 1e16, 1e24, 1e32}) {
+      for (std::size_t n : {std::size_t(1000), std::size_t(1) << 20, (std::size_t(1) << 22) + 7}) {
+        const std::uint64_t seed = 800 + static_cast<std::uint64_t>(std::log10(cond)) * 10 + n % 7;
+        INFO("seed = ", seed, ", cond = ", cond, ", n = ", n);
+        const auto xf = gen_sum<float>(n, cond, seed);
+        run_and_check<float>(op::sum, typed_data<float>(std::vector<double>(xf.begin(), xf.end())), 1);
+        const auto xd = gen_sum<double>(n, cond, seed);
+        run_and_check<double>(op::sum, typed_data<double>(xd), 1);
+      }
+    }
+  }
+
+  TEST_CASE("Sum: cancelling pairs over the whole range of every type") {
+    const std::uint64_t seed = 900;
+    INFO("seed = ", seed);
+    for (std::size_t n : {std::size_t(999), std::size_t(1) << 20}) {
+      run_and_check<float>(op::sum, cancelling<float>(n, seed, -149, 127), 0);
+      run_and_check<float>(op::sum, cancelling<__half>(n, seed, -24, 15), 0);
+      run_and_check<float>(op::sum, cancelling<__nv_bfloat16>(n, seed, -133, 127), 0);
+      run_and_check<float>(op::sum, cancelling<__nv_fp8_e4m3>(n, seed, -9, 8), 0);
+      run_and_check<float>(op::sum, cancelling<__nv_fp8_e5m2>(n, seed, -16, 15), 0);
+      run_and_check<double>(op::sum, cancelling<double>(n, seed, -1074, 1023), 0);
+    }
+  }
+
+  TEST_CASE("Sum: near the overflow threshold, finite exact sums stay finite (float, double)") {
+    const std::uint64_t seed = 950;
+    INFO("seed = ", seed);
+    rng64 rng(seed);
+    for (std::size_t n : {std::size_t(64), std::size_t(100003)}) {
+      std::vector<double> f(n), d(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        // +-FLT_MAX-sized values, alternating in sign so the exact sum stays small.
+        const double m = (0.5 + 0.5 * rng.uniform());
+        f[i] = double(float(m * FLT_MAX)) * (i % 2 ? -1 : 1);
+        d[i] = m * DBL_MAX * (i % 2 ? -1 : 1);
+      }
+      // Same-sign runs: the running sum overflows float (double) on the way.
+      for (std::size_t i = 0; i + 8 <= n; i += 16)
+        for (int k = 0; k < 4; ++k) std::swap(f[i + 2 * k + 1], f[i + 8 + 2 * k]), std::swap(d[i + 2 * k + 1], d[i + 8 + 2 * k]);
+      run_and_check<float>(op::sum, typed_data<float>(f), 0);
+      run_and_check<double>(op::sum, typed_data<double>(d), 0);
+    }
+  }
+
+  TEST_CASE("Sum: subnormals and signed zeros") {
+    const std::uint64_t seed = 960;
+    INFO("seed = ", seed);
+    run_and_check<float>(op::sum, typed_random<float>(5000, seed, -149, -120), 1);
+    run_and_check<double>(op::sum, typed_random<double>(5000, seed, -1074, -1000), 1);
+    run_and_check<float>(op::sum, typed_random<__half>(5000, seed, -24, -14), 1);
+    run_and_check<float>(op::sum, typed_random<__nv_fp8_e5m2>(5000, seed, -16, -14), 1);
+    for (double z : {0.0, -0.0}) {
+      const typed_data<float> zeros(std::vector<double>(1000, z));
+      padded_device<float> dz(zeros.t, 0);
+      CHECK(run_device<float>(op::sum, dz.get(), dz.get(), 1000) == 0.0f);
+    }
+  }
+
+  TEST_CASE("Sum/Asum: Inf and NaN propagate as in plain summation") {
+    auto check_specials = [](auto tag) {
+      using T = decltype(tag);
+      const double inf = std::numeric_limits<double>::infinity();
+      for (std::int64_t n : {std::int64_t(7), std::int64_t(5000), std::int64_t(300001)}) {
+        INFO(type_name<T>(), " n = ", n);
+        std::vector<T> x(n, to_type<T>(1.0));
+        padded_device<T>* d = nullptr;
+        auto result = [&](op o) {
+          d = new padded_device<T>(x, 1);
+          const float r = run_device<float>(o, d->get(), d->get(), n);
+          delete d;
+          return r;
+        };
+        x[n / 2] = quiet_nan<T>();
+        CHECK(std::isnan(result(op::sum)));
+        CHECK(std::isnan(result(op::asum)));
+        if constexpr (!std::is_same_v<T, __nv_fp8_e4m3>) {  // e4m3 has no Inf
+          x[n / 2] = to_type<T>(inf);
+          CHECK(result(op::sum) == std::numeric_limits<float>::infinity());
+          x[n - 1] = to_type<T>(-inf);
+          CHECK(std::isnan(result(op::sum)));
+          CHECK(result(op::asum) == std::numeric_limits<float>::infinity());
+        }
+      }
+    };
+    check_specials(float{});
+    check_specials(__half{});
+    check_specials(__nv_bfloat16{});
+    check_specials(__nv_fp8_e4m3{});
+    check_specials(__nv_fp8_e5m2{});
+  }
+}
