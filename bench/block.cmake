@@ -1,0 +1,12 @@
+# Block-level benchmark (issue 3): tcr BlockReduce (shuffle tree and tensor-core chain/fold, fast
+# and compensated) against cub::BlockReduce's plain sum, per input type.
+add_executable(tcr_bench_block block_bench.cu)
+target_link_libraries(tcr_bench_block PRIVATE tcr::tcr CCCL::CCCL benchmark::benchmark CUDA::cudart)
+
+# Error of the warp-level tile reduction per type, policy and chain length R = 1..8 against MPFR:
+#   tcr_mma_characterize bench/results/mma_characterize_h200.json [warps]
+if(NOT TARGET MPFR::MPFR)
+  find_package(MPFR REQUIRED)
+endif()
+add_executable(tcr_mma_characterize mma_characterize.cu)
+target_link_libraries(tcr_mma_characterize PRIVATE tcr::tcr MPFR::MPFR CUDA::cudart)
