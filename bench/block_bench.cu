@@ -77,7 +77,7 @@ struct variant_types {
                                tcr::neumaier<Plain>, Plain>;
 };
 
-constexpr tcr::BlockReduceAlgorithm algorithm_of(variant v) {
+__host__ __device__ constexpr tcr::BlockReduceAlgorithm algorithm_of(variant v) {
   return v == variant::tcr_fast_chain || v == variant::tcr_comp_chain
              ? tcr::BlockReduceAlgorithm::tensor_core_chain
          : v == variant::tcr_comp_fold ? tcr::BlockReduceAlgorithm::tensor_core_fold
