@@ -87,7 +87,7 @@ settings parse(int& argc, char** argv) {
   argc = out;
   s.log_sizes = !sizes.empty() ? parse_sizes(sizes)
                 : s.full       ? parse_sizes("10:30")
-                               : std::vector<int>{10, 16, 20, 24, 28, 30};
+                               : std::vector<int>{10, 14, 18, 22, 28, 30};
   for (const auto& t : split(types, ',')) s.types.insert(t);
   for (const auto& o : split(ops, ',')) s.ops.insert(o);
   for (const auto& v : split(l2, ',')) s.l2.insert(v);
