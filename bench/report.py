@@ -90,10 +90,13 @@ def speed_results(doc):
             clocks.append(slot["min"]["clock_ratio"])
         if not clocks and med.get("clock_ratio") is not None:
             clocks.append(med["clock_ratio"])
+        mhz = [b.get("sm_clock_mhz") for b in its + [slot.get("min"), med] if b and b.get("sm_clock_mhz")]
         out[key] = {
             "us": to_us(med["real_time"], med.get("time_unit", "ns")),
             "bw": med.get("bytes_per_second"),
             "clock_min": min(clocks) if clocks else None,
+            "mhz_median": med.get("sm_clock_mhz"),
+            "mhz_min": min(mhz) if mhz else None,
         }
     return out
 
@@ -223,6 +226,11 @@ def speed_rows(res, show_all):
                                  fmt_ratio(t_blas / t_tcr if t_blas and t_tcr else None),
                                  fmt_frac(t_ceil / t_tcr if t_ceil and t_tcr else None),
                                  fmt_ratio(hot_ratio)])
+    med = sorted(v["mhz_median"] for v in res.values() if v.get("mhz_median"))
+    low = [v["mhz_min"] for v in res.values() if v.get("mhz_min")]
+    if med:
+        notes.append(f"SM clock after each benchmark: median {med[len(med) // 2]:.0f} MHz, lowest "
+                     f"{min(low):.0f} MHz")
     if throttled:
         notes.append(f"* some repetition ran below {int(THROTTLE * 100)}% of the default SM clock")
     errors = sorted({(k, v["error"]) for k, v in res.items() if "error" in v})
@@ -320,6 +328,8 @@ def describe(meta, dev, acc):
     gpu = meta.get("gpu") or ctx.get("gpu") or (acc or {}).get("context", {}).get("gpu", "?")
     cuda = meta.get("cuda") or ctx.get("cuda_runtime", "?")
     parts = [f"GPU: {gpu}", f"CUDA: {cuda}"]
+    if ctx.get("default_sm_clock_mhz"):
+        parts.append(f"default SM clock: {float(ctx['default_sm_clock_mhz']):.0f} MHz")
     if meta.get("driver"):
         parts.append(f"driver: {meta['driver']}")
     if ctx.get("cccl_version"):
