@@ -1,4 +1,5 @@
 // tcr benchmarks: the harness's device side (see common/harness.hpp).
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include "common/harness.hpp"
@@ -102,7 +103,51 @@ __global__ void clock_probe_kernel(long long cycles, unsigned long long* out) {
   out[1] = t1 - t0;
 }
 
+__global__ void gate_kernel(volatile int* flags, unsigned long long timeout_ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (flags[0] == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > timeout_ns) {
+      flags[1] = 1;
+      break;
+    }
+  }
+}
+
 }  // namespace
+
+stream_gate::stream_gate(double timeout_ms)
+    : timeout_ns_(static_cast<unsigned long long>(timeout_ms * 1e6)) {
+  void* p = nullptr;
+  TCR_BENCH_CHECK(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped));
+  flags_ = static_cast<volatile int*>(p);
+  flags_[0] = 1;
+  flags_[1] = 0;
+}
+
+stream_gate::~stream_gate() {
+  if (flags_) cudaFreeHost(const_cast<int*>(flags_));
+}
+
+cudaError_t stream_gate::close(cudaStream_t stream) {
+  flags_[0] = 0;
+  flags_[1] = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  int* d = nullptr;
+  cudaError_t e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), const_cast<int*>(flags_), 0);
+  if (e != cudaSuccess) return e;
+  gate_kernel<<<1, 1, 0, stream>>>(d, timeout_ns_);
+  return cudaGetLastError();
+}
+
+void stream_gate::open() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  flags_[0] = 1;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+bool stream_gate::timed_out() const { return flags_[1] != 0; }
 
 void fill_random(dtype t, void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream) {
   switch (t) {

@@ -3,7 +3,9 @@
 //
 // Timing: CUDA events around a batch of launches on one stream (Google Benchmark's manual time,
 // one iteration = one sample, reported per call). Small sizes batch several launches per sample
-// so event resolution does not dominate. Cold samples first write a buffer of the L2's size and
+// so event resolution does not dominate. The whole batch is queued behind a blocking kernel
+// before it starts (as nvbench does), so samples measure GPU time, not the host's launch rate;
+// --tcr_no_gate times the batch as the host launches it. Cold samples first write a buffer of the L2's size and
 // give every launch of the batch its own copy of the inputs, so every launch reads from DRAM; hot
 // samples (only where the inputs fit in half the L2) reuse one copy. Each benchmark warms up with
 // one untimed batch, runs `--tcr_repetitions` repetitions and reports their median, min and max.
@@ -15,6 +17,7 @@
 //   --tcr_sizes=10,16,20|10:30 log2 of the sizes      --tcr_types=f32,f16,...   (default all)
 //   --tcr_ops=sum,dot,nrm2,asum (ceilings follow)     --tcr_l2=hot,cold         (default both)
 //   --tcr_min_time=S (0.01, full 0.02)  --tcr_repetitions=N (3)  --tcr_list (print the cases)
+//   --tcr_no_gate
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -39,6 +42,7 @@ struct settings {
   double min_time = 0;
   int repetitions = 3;
   bool list = false;
+  bool gate = true;
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -76,6 +80,7 @@ settings parse(int& argc, char** argv) {
     };
     if (a == "--tcr_full") s.full = true;
     else if (a == "--tcr_list") s.list = true;
+    else if (a == "--tcr_no_gate") s.gate = false;
     else if (const char* v = value("--tcr_sizes")) sizes = v;
     else if (const char* v = value("--tcr_types")) types = v;
     else if (const char* v = value("--tcr_ops")) ops = v;
@@ -108,9 +113,12 @@ struct harness {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   l2_flush* flush = nullptr;
+  stream_gate* gate = nullptr;  // null with --tcr_no_gate
   input_cache inputs;
   device_memory scratch, out;
 };
+
+bool use_gate = true;
 
 harness& h() {
   static harness* s = [] {
@@ -119,6 +127,7 @@ harness& h() {
     TCR_BENCH_CHECK(cudaEventCreate(&r->start));
     TCR_BENCH_CHECK(cudaEventCreate(&r->stop));
     r->flush = new l2_flush(facts().l2_bytes);
+    if (use_gate) r->gate = new stream_gate();
     r->out.reserve(256);
     return r;
   }();
@@ -157,19 +166,29 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
   double seconds = 0;
   std::int64_t calls = 0;
   for (auto _ : state) {
-    cudaError_t err = cold ? H.flush->run(H.stream) : cudaSuccess;
+    // [gate] [flush] start call x batch stop, all queued before the gate opens.
+    const bool gated = H.gate != nullptr;
+    cudaError_t err = gated ? H.gate->close(H.stream) : cudaSuccess;
+    if (err == cudaSuccess && cold) err = H.flush->run(H.stream);
     if (err == cudaSuccess) err = cudaEventRecord(H.start, H.stream);
     for (int b = 0; b < batch && err == cudaSuccess; ++b) {
       const call_args args{H.inputs.x(b % copies), H.inputs.y(b % copies), H.out.get(), n, H.stream};
       err = c.call(temp, temp_bytes, args);
     }
     if (err == cudaSuccess) err = cudaEventRecord(H.stop, H.stream);
-    if (err == cudaSuccess) err = cudaEventSynchronize(H.stop);
+    if (gated) H.gate->open();
+    const cudaError_t sync = cudaStreamSynchronize(H.stream);
+    if (err == cudaSuccess) err = sync;
     float ms = 0;
     if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, H.start, H.stop);
     if (err != cudaSuccess) {
       cudaGetLastError();
       state.SkipWithError((std::string("timed call: ") + cudaGetErrorString(err)).c_str());
+      break;
+    }
+    if (gated && H.gate->timed_out()) {
+      state.SkipWithError("the batch did not queue behind the gate: a call waited for the host "
+                          "(run with --tcr_no_gate to time it anyway)");
       break;
     }
     state.SetIterationTime(ms * 1e-3 / batch);
@@ -265,6 +284,7 @@ void add_context(const settings& s) {
   add("tcr_run", s.full ? "full" : "quick");
   add("tcr_min_time", std::to_string(s.min_time));
   add("tcr_repetitions", std::to_string(s.repetitions));
+  add("tcr_gate", s.gate ? "on (batch queued before it starts: GPU time)" : "off (host launch rate included)");
   for (const auto& [k, v] : context_entries()) add(k, v);
   std::set<std::string> seen;
   for (const bench_case& c : cases()) {
@@ -291,6 +311,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tcr_device_bench: no CUDA device (%s): nothing measured\n", why.c_str());
     return 1;
   }
+  use_gate = s.gate;
   try {
     add_context(s);
     if (register_all(s) == 0) {

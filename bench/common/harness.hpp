@@ -87,6 +87,26 @@ class l2_flush {
   std::size_t bytes_;
 };
 
+// Holds a stream until the host opens it again (nvbench's blocking kernel): a whole batch of calls
+// is queued behind it before the first one starts, so a sample measures the GPU's time for the
+// batch, not the host's launch rate. A call that waits for the host while the gate is closed
+// (a synchronisation, a blocking copy) stalls until the gate gives up after `timeout_ms`; timed_out()
+// then says the sample is invalid.
+class stream_gate {
+ public:
+  explicit stream_gate(double timeout_ms = 500);
+  stream_gate(const stream_gate&) = delete;
+  stream_gate& operator=(const stream_gate&) = delete;
+  ~stream_gate();
+  cudaError_t close(cudaStream_t stream);  // enqueues the waiting kernel
+  void open();                             // lets it finish
+  bool timed_out() const;                  // after the stream has been synchronised
+
+ private:
+  volatile int* flags_ = nullptr;  // [0] open, [1] timed out; pinned, mapped
+  unsigned long long timeout_ns_;
+};
+
 // The SM clock now, in MHz: one thread counts clock64() cycles against %globaltimer nanoseconds
 // over about 200k cycles (~100 us). Synchronises the stream. Works without NVML.
 double measure_sm_clock_mhz(cudaStream_t stream);
