@@ -51,15 +51,18 @@ TCR_HD float saturate(float v) {
 template <class T, int L>
 TCR_HD eft<T> sum2_chain(const T (&x)[L]) {
   using namespace detail;
-  T s = x[0];
-  T c = T(0);
+  if constexpr (L == 1) {
+    return {x[0], T(0)};
+  } else {
+    auto [s, c] = two_sum(x[0], x[1]);
 #pragma unroll
-  for (int i = 1; i < L; ++i) {
-    const auto [t, e] = two_sum(s, x[i]);
-    s = t;
-    c = add_rn(c, e);
+    for (int i = 2; i < L; ++i) {
+      const auto [t, e] = two_sum(s, x[i]);
+      s = t;
+      c = add_rn(c, e);
+    }
+    return {s, c};
   }
-  return {s, c};
 }
 
 // exact_sum_e4m3(x): the exact sum of L <= 64 floats that are each an e4m3 value. Why plain f32
@@ -89,10 +92,10 @@ template <int L>
 TCR_HD eft<float> exact_band_sums_e5m2(const float (&x)[L]) {
   static_assert(L >= 1 && L <= 64, "exact_band_sums_e5m2: at most 64 values");
   using namespace detail;
-  float a = 0.0f;
-  float b = 0.0f;
+  float b = saturate(fma_rn(x[0], 0.5f, 0.5f));
+  float a = fma_rn(-2.0f, b, x[0]);
 #pragma unroll
-  for (int i = 0; i < L; ++i) {
+  for (int i = 1; i < L; ++i) {
     const float t = saturate(fma_rn(x[i], 0.5f, 0.5f));
     a = add_rn(a, fma_rn(-2.0f, t, x[i]));
     b = add_rn(b, t);

@@ -124,7 +124,8 @@ struct kernel_params {
 
 // K: the reduction's thread-level traits (see device_traits.cuh), passed by value:
 //   K::acc_type, K::x_type, K::y_type (void when unary), K::vec_items,
-//   k.add_vec(acc, x[vec_items], y[vec_items]), k.add_one(acc, x, y), k.merge(a, b),
+//   k.add_vec(acc, x[vec_items], y[vec_items]), k.add_vecs(acc, x[U][vec_items], y[U][...]),
+//   k.add_one(acc, x, y), k.merge(a, b),
 //   k.store(out, acc) (acc: the grid's total, merged in a fixed order).
 template <class K, int Unroll>
 __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, K k) {
@@ -158,8 +159,7 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
         load_vec(g_xv + (v + u * stride) * V, r_x[u]);
         if constexpr (binary) load_vec(g_yv + (v + u * stride) * V, r_y[u]);
       }
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) k.add_vec(r_acc, r_x[u], r_y[u]);
+      k.add_vecs(r_acc, r_x, r_y);
     }
     for (; v < p.nvec; v += stride) {
       X r_x[V];

@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include "compensated/convert.cuh"
 #include "compensated/eft.cuh"
@@ -39,17 +40,37 @@ __device__ __forceinline__ void to_float(const T (&x)[N], float (&f)[N]) {
       f[i] = v.x;
       f[i + 1] = v.y;
     }
-  } else if constexpr (is_fp8_v<T> && N % 2 == 0) {
-    constexpr __nv_fp8_interpretation_t kind =
-        std::is_same_v<T, __nv_fp8_e4m3> ? __NV_E4M3 : __NV_E5M2;
+  } else if constexpr (std::is_same_v<T, __nv_fp8_e5m2> && N % 4 == 0) {
+    // e5m2 is the upper byte of a half: one byte permute makes two halves.
+    unsigned w[N / 4];
+    std::memcpy(w, x, sizeof w);
 #pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      const __nv_fp8x2_storage_t pair = static_cast<__nv_fp8x2_storage_t>(
-          x[i].__x | (static_cast<unsigned>(x[i + 1].__x) << 8));
-      const __half2 h = __nv_cvt_fp8x2_to_halfraw2(pair, kind);
-      const float2 v = __half22float2(h);
-      f[i] = v.x;
-      f[i + 1] = v.y;
+    for (int i = 0; i < N / 4; ++i) {
+      const unsigned lo = __byte_perm(w[i], 0u, 0x1404);  // [0, b0, 0, b1]
+      const unsigned hi = __byte_perm(w[i], 0u, 0x3424);  // [0, b2, 0, b3]
+      __half2 hl, hh;
+      std::memcpy(&hl, &lo, 4);
+      std::memcpy(&hh, &hi, 4);
+      const float2 a = __half22float2(hl);
+      const float2 b = __half22float2(hh);
+      f[4 * i] = a.x;
+      f[4 * i + 1] = a.y;
+      f[4 * i + 2] = b.x;
+      f[4 * i + 3] = b.y;
+    }
+  } else if constexpr (std::is_same_v<T, __nv_fp8_e4m3> && N % 4 == 0) {
+    unsigned w[N / 4];
+    std::memcpy(w, x, sizeof w);
+#pragma unroll
+    for (int i = 0; i < N / 4; ++i) {
+      const __half2 hl(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i]), __NV_E4M3));
+      const __half2 hh(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i] >> 16), __NV_E4M3));
+      const float2 a = __half22float2(hl);
+      const float2 b = __half22float2(hh);
+      f[4 * i] = a.x;
+      f[4 * i + 1] = a.y;
+      f[4 * i + 2] = b.x;
+      f[4 * i + 3] = b.y;
     }
   } else {
 #pragma unroll
@@ -135,6 +156,23 @@ struct traits {
       add_dot(acc, x, y);
     } else {
       add_nrm2(acc, x);
+    }
+  }
+  // U vectors at once: fp8 sums take all U * N <= 64 elements as one exact chunk (see
+  // exact_sum_e4m3, exact_band_sums_e5m2), which halves their per-element work.
+  template <int U, int N>
+  __device__ __forceinline__ static void add_vecs(acc_type& acc, const X (&x)[U][N],
+                                                  const YL (&y)[U][N]) {
+    if constexpr ((Op == op_kind::sum || Op == op_kind::asum) && is_fp8_v<X> && U * N <= 64) {
+      X all[U * N];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int i = 0; i < N; ++i) all[u * N + i] = x[u][i];
+      add_sum(acc, all);
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) add_vec(acc, x[u], y[u]);
     }
   }
   __device__ __forceinline__ static void add_one(acc_type& acc, const X& x, const YL& y) {
