@@ -10,8 +10,9 @@
 // Error bounds for a tree of add and merge calls of height h (the most two_sum steps on a path
 // from an input to the root; h = n for one chain of n adds), S = sum|x_i| (dot: sum|x_i y_i|),
 // gamma_k = k u / (1 - k u), u the unit roundoff of T:
-//   neumaier: |res - s| <= u|s| + (1 + u) gamma_h gamma_{2h} S          (one chain: gamma_{n-1}^2 S)
-//   dot2:     |res - s| <= u|s| + (1 + u) gamma_{2h} (u + (1 + u) gamma_h) S  (one chain: gamma_n^2 S)
+//   neumaier: |res - s| <= u|s| + (1 + u) gamma_h gamma_{2h} S          (one chain: gamma_{n-1}^2
+//   S) dot2:     |res - s| <= u|s| + (1 + u) gamma_{2h} (u + (1 + u) gamma_h) S  (one chain:
+//   gamma_n^2 S)
 // One chain is exactly Ogita, Rump & Oishi's Sum2 / Dot2 (2005), and has their bounds.
 // For trees: every two_sum error e satisfies |e| <= u |s_node|, and sum over nodes of
 // |s_node| <= (1 + gamma_h) h S (each input lies under at most h nodes), so sum|e| <= gamma_h S
@@ -35,7 +36,7 @@ struct kahan {
                 "tcr::kahan<T>: T must be float or double");
   using value_type = T;
   T sum = T(-0.0);
-  T comp = T(0);  // minus what rounding lost so far
+  T comp = T(0); // minus what rounding lost so far
 
   template <class X>
   TCR_HD void add(const X& xin) {
@@ -73,12 +74,13 @@ struct neumaier {
                 "tcr::neumaier<T>: T must be float or double");
   using value_type = T;
   T sum = T(-0.0);
-  T comp = T(0);  // sum of the rounding errors so far
+  T comp = T(0); // sum of the rounding errors so far
 
   template <class X>
   TCR_HD void add(const X& xin) {
-    static_assert(!(std::is_same_v<T, float> && std::is_same_v<X, double>),
-                  "tcr::neumaier<float>::add: a double input would be rounded; use neumaier<double>");
+    static_assert(
+        !(std::is_same_v<T, float> && std::is_same_v<X, double>),
+        "tcr::neumaier<float>::add: a double input would be rounded; use neumaier<double>");
     using namespace detail;
     const auto [s, e] = two_sum(sum, widen<T>(xin));
     sum = s;
@@ -109,9 +111,9 @@ struct dot2 {
 
   template <class X, class Y>
   TCR_HD void add(const X& xin, const Y& yin) {
-    static_assert(!(std::is_same_v<T, float> &&
-                    (std::is_same_v<X, double> || std::is_same_v<Y, double>)),
-                  "tcr::dot2<float>::add: a double input would be rounded; use dot2<double>");
+    static_assert(
+        !(std::is_same_v<T, float> && (std::is_same_v<X, double> || std::is_same_v<Y, double>)),
+        "tcr::dot2<float>::add: a double input would be rounded; use dot2<double>");
     using namespace detail;
     const auto [p, ep] = two_prod(widen<T>(xin), widen<T>(yin));
     const auto [s, es] = two_sum(sum, p);
@@ -130,4 +132,4 @@ struct dot2 {
   }
 };
 
-}  // namespace tcr
+} // namespace tcr

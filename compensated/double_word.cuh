@@ -7,7 +7,8 @@
 // with their proven relative error bounds (u = unit roundoff of T: 2^-24 float, 2^-53 double):
 //   add(x, y)          AccurateDWPlusDW (JMP Alg. 6)     3u^2 + 13u^3       (JMP Thm 3.1)
 //   add_sloppy(x, y)   SloppyDWPlusDW   (JMP Alg. 5)     same signs only: (3 + u) u^2 / (1 - u)
-//                      (opposite signs: relative error up to 1 -- JMP's example; never use it there)
+//                      (opposite signs: relative error up to 1 -- JMP's example; never use it
+//                      there)
 //   add(x, b)          DWPlusFP         (JMP Alg. 4)     2u^2               (JMP Thm 2.2)
 //   mul(x, y)          DWTimesDW3       (JMP Alg. 12)    4u^2 (Muller & Rideau, TOMS 48(1) 2022,
 //                                                        Thm 2.8; JMP Thm 5.4 gave 5u^2)
@@ -74,7 +75,8 @@ using dd = double_word<double>;
 // 2^-48 |d| + 2^-150 (lo rounds once). |d| beyond float's range: hi = +-inf, lo = 0.
 TCR_HD df32 to_df32(double d) {
   const float h = static_cast<float>(d);
-  if (!detail::is_finite(h)) return {h, 0.0f};
+  if (!detail::is_finite(h))
+    return {h, 0.0f};
   const float l = static_cast<float>(detail::sub_rn(d, static_cast<double>(h)));
   return {h, l};
 }
@@ -82,7 +84,9 @@ TCR_HD df32 to_df32(double d) {
 TCR_HD double to_double(const df32& x) {
   return detail::add_rn(static_cast<double>(x.hi), static_cast<double>(x.lo));
 }
-TCR_HD double to_double(const dd& x) { return x.hi; }
+TCR_HD double to_double(const dd& x) {
+  return x.hi;
+}
 
 // Negation and absolute value (exact).
 template <class T>
@@ -179,7 +183,7 @@ TCR_HD double_word<T> mul_fp1(const double_word<T>& x, T b) {
   const auto [zh, zl] = fast_two_sum(th, tl2);
   return {zh, zl};
 }
-}  // namespace detail
+} // namespace detail
 
 // DWDivFP3 (JMP Alg. 15): x / b, relative error <= 3u^2.
 template <class T>
@@ -213,9 +217,10 @@ TCR_HD double_word<T> div(const double_word<T>& x, const double_word<T>& y) {
 template <class T>
 TCR_HD double_word<T> sqrt(const double_word<T>& x) {
   using namespace detail;
-  if (!(x.hi > T(0))) return double_word<T>(sqrt_rn(x.hi));
+  if (!(x.hi > T(0)))
+    return double_word<T>(sqrt_rn(x.hi));
   const T sh = sqrt_rn(x.hi);
-  const T r1 = fma_rn(-sh, sh, x.hi);  // exact (x.hi - sh^2 is representable)
+  const T r1 = fma_rn(-sh, sh, x.hi); // exact (x.hi - sh^2 is representable)
   const T r2 = add_rn(x.lo, r1);
   const T sl = div_rn(r2, add_rn(sh, sh));
   const auto [zh, zl] = fast_two_sum(sh, sl);
@@ -266,4 +271,4 @@ TCR_HD bool operator>=(const double_word<T>& x, const double_word<T>& y) {
   return y <= x;
 }
 
-}  // namespace tcr
+} // namespace tcr

@@ -13,13 +13,14 @@
 // Error bound. Let H be the most additions any level performs on a path from an input to the
 // root (one chain of n adds: H = n; each merge level adds at most K), S = sum|x_i|, s the exact
 // sum, u the unit roundoff of T, gamma_k = k u / (1 - k u), g = gamma_H (with g < 1). Then
-//   |result() - s| <= (u + 3 gamma_{K-1}^2)(|s| + g^K S) + gamma_{2K-2}^K (1 + g) / (1 - g) S + g^K S.
+//   |result() - s| <= (u + 3 gamma_{K-1}^2)(|s| + g^K S) + gamma_{2K-2}^K (1 + g) / (1 - g) S + g^K
+//   S.
 // Proof: at level j every two_sum error e has |e| <= u |c_j|, each level's partial sums are
 // bounded by (1 + g) times the sum of the magnitudes of the terms below them, and each term lies
 // under at most H additions of its level, so the errors handed to level j + 1 sum in magnitude to
-// <= g times the terms of level j: level j's terms sum to <= g^j S. The last level's plain additions
-// err by <= g * g^(K-1) S, so V = sum c_j satisfies |V - s| <= g^K S, and sum |c_j| <=
-// (1 + g) S (1 + g + g^2 + ...). SumK on K words gives |res - V| <= (u + 3 gamma_{K-1}^2)|V| +
+// <= g times the terms of level j: level j's terms sum to <= g^j S. The last level's plain
+// additions err by <= g * g^(K-1) S, so V = sum c_j satisfies |V - s| <= g^K S, and sum |c_j| <= (1
+// + g) S (1 + g + g^2 + ...). SumK on K words gives |res - V| <= (u + 3 gamma_{K-1}^2)|V| +
 // gamma_{2K-2}^K sum|c_j| (Ogita, Rump & Oishi 2005, SumK's bound with n = K).
 // In short: u|s| + about (H u)^K S, "K-fold working precision, then rounded".
 //
@@ -43,7 +44,7 @@ struct expansion {
   using value_type = T;
   static constexpr int words = K;
 
-  T c[K] = {T(-0.0)};  // c[0]: the plain sum; c[j]: level j's sum of level j-1's errors
+  T c[K] = {T(-0.0)}; // c[0]: the plain sum; c[j]: level j's sum of level j-1's errors
 
   template <class X>
   TCR_HD void add(const X& xin) {
@@ -54,20 +55,25 @@ struct expansion {
 
   TCR_HD void merge(const expansion& o) {
 #pragma unroll
-    for (int j = 0; j < K; ++j) insert(j, o.c[j]);
+    for (int j = 0; j < K; ++j)
+      insert(j, o.c[j]);
   }
 
   TCR_HD T result() const {
     using namespace detail;
-    if (!is_finite(c[0])) return c[0];
+    if (!is_finite(c[0]))
+      return c[0];
     // p = [c[K-1], ..., c[0]]: smallest level first, so VecSum ends on the largest.
     T p[K];
 #pragma unroll
-    for (int i = 0; i < K; ++i) p[i] = c[K - 1 - i];
+    for (int i = 0; i < K; ++i)
+      p[i] = c[K - 1 - i];
     bool all_zero = true;
 #pragma unroll
-    for (int i = 0; i < K - 1; ++i) all_zero = all_zero && p[i] == T(0);
-    if (all_zero) return c[0];  // keeps -0
+    for (int i = 0; i < K - 1; ++i)
+      all_zero = all_zero && p[i] == T(0);
+    if (all_zero)
+      return c[0]; // keeps -0
 #pragma unroll
     for (int pass = 0; pass < K - 1; ++pass) {
 #pragma unroll
@@ -79,11 +85,12 @@ struct expansion {
     }
     T tail = p[0];
 #pragma unroll
-    for (int i = 1; i < K - 1; ++i) tail = add_rn(tail, p[i]);
+    for (int i = 1; i < K - 1; ++i)
+      tail = add_rn(tail, p[i]);
     return add_rn(tail, p[K - 1]);
   }
 
- private:
+private:
   // Adds v at level j; the errors cascade to the levels below.
   TCR_HD void insert(int j, T v) {
     using namespace detail;
@@ -99,4 +106,4 @@ struct expansion {
   }
 };
 
-}  // namespace tcr
+} // namespace tcr

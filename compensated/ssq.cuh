@@ -45,8 +45,10 @@ namespace detail {
 template <class T>
 TCR_HD constexpr T exp2i(int k) {
   T r = T(1);
-  for (; k > 0; --k) r *= T(2);
-  for (; k < 0; ++k) r *= T(0.5);
+  for (; k > 0; --k)
+    r *= T(2);
+  for (; k < 0; ++k)
+    r *= T(0.5);
   return r;
 }
 
@@ -74,13 +76,13 @@ struct ssq_traits<float> {
 
 template <class Tr>
 constexpr bool ssq_traits_ok() {
-  constexpr int num_ts = Tr::Q + 2 * Tr::p - 2;  // ts >= ceil(num_ts / 2)
-  return 2 * Tr::ts >= num_ts && 2 * Tr::ts - 2 <= num_ts &&  // smallest such ts
-         2 * Tr::tb + 49 <= Tr::E &&                            // medium sum finite, n < 2^48
-         Tr::tb + Tr::sb >= Tr::ts &&                           // scaled big squares exact
-         2 * -Tr::sb >= Tr::E + Tr::p - 1 &&                    // big sum overflows only genuinely
-         2 * Tr::ss >= -Tr::Q &&                                // scaled small squares exact
-         2 * (Tr::ts + Tr::ss) + 49 <= Tr::E;                   // small sum finite, n < 2^48
+  constexpr int num_ts = Tr::Q + 2 * Tr::p - 2;              // ts >= ceil(num_ts / 2)
+  return 2 * Tr::ts >= num_ts && 2 * Tr::ts - 2 <= num_ts && // smallest such ts
+         2 * Tr::tb + 49 <= Tr::E &&                         // medium sum finite, n < 2^48
+         Tr::tb + Tr::sb >= Tr::ts &&                        // scaled big squares exact
+         2 * -Tr::sb >= Tr::E + Tr::p - 1 &&                 // big sum overflows only genuinely
+         2 * Tr::ss >= -Tr::Q &&                             // scaled small squares exact
+         2 * (Tr::ts + Tr::ss) + 49 <= Tr::E;                // small sum finite, n < 2^48
 }
 static_assert(ssq_traits_ok<ssq_traits<double>>(), "ssq thresholds (double) violate their proof");
 static_assert(ssq_traits_ok<ssq_traits<float>>(), "ssq thresholds (float) violate their proof");
@@ -119,15 +121,16 @@ struct ssq_band {
 // and the rounding of s - r^2 onto the subnormal grid adds at most q / (4r) (see result()).
 template <class T>
 TCR_HD T sqrt_pair(T s, T c) {
-  if (!(s > T(0))) return sqrt_rn(s);  // 0 (or a NaN already caught by the caller)
+  if (!(s > T(0)))
+    return sqrt_rn(s); // 0 (or a NaN already caught by the caller)
   const auto [sh, sl] = fast_two_sum(s, c);
   const T r = sqrt_rn(sh);
-  const T d = fma_rn(-r, r, sh);  // sh - r^2, exact for r >= t_sml
+  const T d = fma_rn(-r, r, sh); // sh - r^2, exact for r >= t_sml
   const T corr = div_rn(add_rn(d, sl), add_rn(r, r));
   return add_rn(r, corr);
 }
 
-}  // namespace detail
+} // namespace detail
 
 // ssq<T>: scaled compensated sum of squares of the inputs; result() is the Euclidean norm.
 // T: the accumulation type, float or double. Inputs: any type tcr::widen<T> converts exactly
@@ -139,9 +142,9 @@ struct ssq {
   using value_type = T;
   using traits = detail::ssq_traits<T>;
 
-  detail::ssq_band<T> big;  // scaled by s_big^2; also holds Inf / NaN inputs (in big.s)
-  detail::ssq_band<T> med;  // unscaled
-  detail::ssq_band<T> sml;  // scaled by s_sml^2
+  detail::ssq_band<T> big; // scaled by s_big^2; also holds Inf / NaN inputs (in big.s)
+  detail::ssq_band<T> med; // unscaled
+  detail::ssq_band<T> sml; // scaled by s_sml^2
 
   static constexpr T t_sml = detail::exp2i<T>(traits::ts);
   static constexpr T t_big = detail::exp2i<T>(traits::tb);
@@ -169,7 +172,8 @@ struct ssq {
   // The norm sqrt(sum x_i^2); bound in the header comment.
   TCR_HD T result() const {
     using namespace detail;
-    if (!is_finite(big.s)) return big.s;  // +inf (Inf input or genuine overflow) or NaN
+    if (!is_finite(big.s))
+      return big.s; // +inf (Inf input or genuine overflow) or NaN
     if (big.s > T(0)) {
       // Everything at the big scale. The medium band times s_big^2 may underflow: <= 4 roundings
       // of q / 2 against big >= (t_big s_big)^2, relative <= 2^(Q + 1 - 2(tb + sb)) (double
@@ -180,7 +184,7 @@ struct ssq {
       constexpr T unscale = T(1) / s_big;
       return mul_rn(sqrt_pair(acc.s, acc.c), unscale);
     }
-    constexpr T thr = exp2i<T>(traits::E - 2 * traits::ss);  // med * s_sml^2 overflows from here
+    constexpr T thr = exp2i<T>(traits::E - 2 * traits::ss); // med * s_sml^2 overflows from here
     if (med.s >= thr) {
       // Small band down to the medium scale: <= 2q absolute against med >= thr, relative
       // <= 2^(Q + 1 - E + 2ss) (double 2^-1023, float 2^-126).
@@ -198,14 +202,14 @@ struct ssq {
     return mul_rn(sqrt_pair(acc.s, acc.c), unscale);
   }
 
- private:
+private:
   TCR_HD void add_rare(T ax) {
     using namespace detail;
     if (!(ax <= t_big)) {
       if (is_finite(ax)) {
         big.add_square(mul_rn(ax, s_big));
       } else {
-        big.s = add_rn(big.s, ax);  // Inf or NaN: +inf, or NaN, from here on
+        big.s = add_rn(big.s, ax); // Inf or NaN: +inf, or NaN, from here on
       }
     } else if (ax > T(0)) {
       sml.add_square(mul_rn(ax, s_sml));
@@ -213,4 +217,4 @@ struct ssq {
   }
 };
 
-}  // namespace tcr
+} // namespace tcr

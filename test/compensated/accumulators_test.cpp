@@ -18,28 +18,35 @@ template <class T>
 double unit_roundoff() {
   return std::ldexp(1.0, -std::numeric_limits<T>::digits);
 }
-double gamma_k(double k, double u) { return k * u / (1 - k * u); }
+double gamma_k(double k, double u) {
+  return k * u / (1 - k * u);
+}
 
 // Bounds are evaluated in double and inflated by 2^-40 relative: more than the rounding of
 // their own evaluation (a handful of operations, each <= 2^-53).
-double inflate(double b) { return b * (1 + std::ldexp(1.0, -40)); }
+double inflate(double b) {
+  return b * (1 + std::ldexp(1.0, -40));
+}
 
 struct exact_data {
-  mp s;      // the exact sum (or dot)
-  double S;  // sum|x_i| (or sum|x_i y_i|), rounded up
+  mp s;     // the exact sum (or dot)
+  double S; // sum|x_i| (or sum|x_i y_i|), rounded up
 };
 
 exact_data exact_of_sum(const std::vector<double>& x) {
   std::vector<double> ax;
-  for (double v : x) ax.push_back(std::fabs(v));
+  for (double v : x)
+    ax.push_back(std::fabs(v));
   const mp S = tcr::test::exact_sum(ax);
   return {tcr::test::exact_sum(x), mpfr_get_d(S.get(), MPFR_RNDU)};
 }
 
 exact_data exact_of_dot(const std::vector<double>& x, const std::vector<double>& y) {
   std::vector<double> ax, ay;
-  for (double v : x) ax.push_back(std::fabs(v));
-  for (double v : y) ay.push_back(std::fabs(v));
+  for (double v : x)
+    ax.push_back(std::fabs(v));
+  for (double v : y)
+    ay.push_back(std::fabs(v));
   const mp S = tcr::test::exact_dot(ax, ay);
   return {tcr::test::exact_dot(x, y), mpfr_get_d(S.get(), MPFR_RNDU)};
 }
@@ -70,7 +77,8 @@ void check_sum2_chain(std::uint64_t seed) {
       const std::vector<T> x = tcr::test::gen_sum<T>(n, cond, s);
       const auto xd = to_double(x);
       tcr::neumaier<T> acc;
-      for (T v : x) acc.add(v);
+      for (T v : x)
+        acc.add(v);
       const double g = gamma_k(double(n - 1), u);
       check_bound(double(acc.result()), exact_of_sum(xd), u, g * g);
     }
@@ -87,7 +95,8 @@ void check_dot2_chain(std::uint64_t seed) {
       INFO("seed = ", s, ", cond = ", cond, ", n = ", n);
       const auto [x, y] = tcr::test::gen_dot<T>(n, cond, s);
       tcr::dot2<T> acc;
-      for (std::size_t i = 0; i < n; ++i) acc.add(x[i], y[i]);
+      for (std::size_t i = 0; i < n; ++i)
+        acc.add(x[i], y[i]);
       const double g = gamma_k(double(n), u);
       check_bound(double(acc.result()), exact_of_dot(to_double(x), to_double(y)), u, g * g);
     }
@@ -95,7 +104,9 @@ void check_dot2_chain(std::uint64_t seed) {
 }
 
 // The tree bounds of accumulators.cuh for height h.
-double neumaier_tree_g2(double h, double u) { return (1 + u) * gamma_k(h, u) * gamma_k(2 * h, u); }
+double neumaier_tree_g2(double h, double u) {
+  return (1 + u) * gamma_k(h, u) * gamma_k(2 * h, u);
+}
 double dot2_tree_g2(double h, double u) {
   return (1 + u) * gamma_k(2 * h, u) * (u + (1 + u) * gamma_k(h, u));
 }
@@ -113,7 +124,8 @@ double random_tree(std::size_t n, std::size_t chunk, tcr::test::rng64& rng, F ad
   while (parts.size() > 1) {
     const std::size_t i = std::size_t(rng.next() % parts.size());
     std::size_t j = std::size_t(rng.next() % (parts.size() - 1));
-    if (j >= i) ++j;
+    if (j >= i)
+      ++j;
     // Merge either way round: a.merge(b) and b.merge(a) must both keep the bound.
     if (rng.coin()) {
       parts[i].merge(parts[j]);
@@ -136,8 +148,10 @@ void check_merge_trees(std::uint64_t seed) {
   tcr::test::rng64 rng(seed);
   for (double cond = 1; cond <= 1e32; cond *= 1e4) {
     for (int rep = 0; rep < 6; ++rep) {
-      const std::size_t n = 1 + std::size_t(rng.next() % 3000), chunk = 1 + std::size_t(rng.next() % 64);
-      const std::uint64_t s = seed * 31 + std::uint64_t(rep) + std::uint64_t(std::log10(cond)) * 100;
+      const std::size_t n = 1 + std::size_t(rng.next() % 3000),
+                        chunk = 1 + std::size_t(rng.next() % 64);
+      const std::uint64_t s =
+          seed * 31 + std::uint64_t(rep) + std::uint64_t(std::log10(cond)) * 100;
       INFO("seed = ", s, ", cond = ", cond, ", n = ", n, ", chunk = ", chunk);
       {
         const std::vector<T> x = tcr::test::gen_sum<T>(n, cond, s);
@@ -158,7 +172,7 @@ void check_merge_trees(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("neumaier: Sum2 bound on GenSum data, cond 1e0 .. 1e32 (float)") {
   check_sum2_chain<float>(0xacc10000);
@@ -189,13 +203,15 @@ TEST_CASE("neumaier: cancelling pairs, same-sign wide-range data, low-precision 
     {
       const auto x = tcr::test::gen_cancelling_pairs<double>(n, seed + n, -300, 300);
       tcr::neumaier<double> acc;
-      for (double v : x) acc.add(v);
+      for (double v : x)
+        acc.add(v);
       check_bound(acc.result(), exact_of_sum(x), ud, gd * gd);
     }
     {
       const auto x = tcr::test::gen_same_sign<float>(n, seed + n + 1, -100, 100);
       tcr::neumaier<float> acc;
-      for (float v : x) acc.add(v);
+      for (float v : x)
+        acc.add(v);
       check_bound(acc.result(), exact_of_sum(to_double(x)), uf, g * g);
     }
     {
@@ -213,14 +229,16 @@ TEST_CASE("neumaier: cancelling pairs, same-sign wide-range data, low-precision 
         e5.emplace_back(v / 1024), e5d.push_back(double(float(e5.back())));
       }
       tcr::neumaier<float> ah, ab, a4, a5;
-      for (std::size_t i = 0; i < n; ++i) ah.add(h[i]), ab.add(b[i]), a4.add(e4[i]), a5.add(e5[i]);
+      for (std::size_t i = 0; i < n; ++i)
+        ah.add(h[i]), ab.add(b[i]), a4.add(e4[i]), a5.add(e5[i]);
       check_bound(ah.result(), exact_of_sum(hd), uf, g * g);
       check_bound(ab.result(), exact_of_sum(bd), uf, g * g);
       check_bound(a4.result(), exact_of_sum(e4d), uf, g * g);
       check_bound(a5.result(), exact_of_sum(e5d), uf, g * g);
       // The same data widened to double.
       tcr::neumaier<double> hd_acc;
-      for (const auto& v : h) hd_acc.add(v);
+      for (const auto& v : h)
+        hd_acc.add(v);
       check_bound(hd_acc.result(), exact_of_sum(hd), ud, gd * gd);
     }
   }
@@ -231,10 +249,12 @@ TEST_CASE("the bounds can fail: plain float summation violates the Sum2 bound") 
   INFO("seed = ", seed);
   const auto x = tcr::test::gen_sum<float>(1000, 1e8, seed);
   float plain = 0;
-  for (float v : x) plain = tcr::detail::add_rn(plain, v);
+  for (float v : x)
+    plain = tcr::detail::add_rn(plain, v);
   const exact_data ex = exact_of_sum(to_double(x));
   const double u = unit_roundoff<float>(), g = gamma_k(999, u);
-  CHECK(tcr::test::abs_error(plain, ex.s) > inflate(u * std::fabs(ex.s.to_double()) + g * g * ex.S));
+  CHECK(tcr::test::abs_error(plain, ex.s) >
+        inflate(u * std::fabs(ex.s.to_double()) + g * g * ex.S));
 }
 
 TEST_CASE_TEMPLATE("accumulators follow IEEE on special values", A, tcr::kahan<float>,
@@ -244,7 +264,8 @@ TEST_CASE_TEMPLATE("accumulators follow IEEE on special values", A, tcr::kahan<f
   const T inf = lim::infinity(), nan = lim::quiet_NaN(), big = lim::max();
   auto sum = [](std::vector<T> xs) {
     A a;
-    for (T v : xs) a.add(v);
+    for (T v : xs)
+      a.add(v);
     return a.result();
   };
   CHECK(sum({T(1), inf, T(2)}) == inf);
@@ -275,7 +296,7 @@ TEST_CASE_TEMPLATE("accumulators follow IEEE on special values", A, tcr::kahan<f
   ba.merge(a);
   CHECK(ab.result() == inf);
   CHECK(ba.result() == inf);
-  ab.add(T(1));  // the accumulator keeps following plain summation after the merge
+  ab.add(T(1)); // the accumulator keeps following plain summation after the merge
   CHECK(ab.result() == inf);
   A c;
   c.add(-inf);
@@ -288,16 +309,17 @@ TEST_CASE_TEMPLATE("dot2 follows IEEE on special values", T, float, double) {
   const T inf = lim::infinity(), nan = lim::quiet_NaN(), big = lim::max();
   auto dot = [](std::vector<T> x, std::vector<T> y) {
     tcr::dot2<T> a;
-    for (std::size_t i = 0; i < x.size(); ++i) a.add(x[i], y[i]);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      a.add(x[i], y[i]);
     return a.result();
   };
   CHECK(dot({T(1), inf}, {T(2), T(3)}) == inf);
   CHECK(dot({T(1), inf}, {T(2), T(-3)}) == -inf);
-  CHECK(std::isnan(dot({inf, T(1)}, {T(0), T(1)})));  // inf * 0
+  CHECK(std::isnan(dot({inf, T(1)}, {T(0), T(1)}))); // inf * 0
   CHECK(std::isnan(dot({inf, inf}, {T(1), T(-1)})));
   CHECK(std::isnan(dot({nan, T(1)}, {T(1), T(1)})));
-  CHECK(dot({big, T(1)}, {T(2), T(1)}) == inf);  // overflowing product
-  CHECK(dot({big, big}, {T(1), T(1)}) == inf);   // overflowing sum
+  CHECK(dot({big, T(1)}, {T(2), T(1)}) == inf); // overflowing product
+  CHECK(dot({big, big}, {T(1), T(1)}) == inf);  // overflowing sum
   CHECK(std::signbit(dot({T(-0.0)}, {T(1)})));
   CHECK(!std::signbit(dot({T(-0.0)}, {T(-1)})));
 }

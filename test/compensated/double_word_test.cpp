@@ -15,7 +15,7 @@ namespace {
 using tcr::double_word;
 using tcr::test::mp;
 
-constexpr mpfr_prec_t ref_bits = 400;  // inexact references (div, sqrt): relative error 2^-399
+constexpr mpfr_prec_t ref_bits = 400; // inexact references (div, sqrt): relative error 2^-399
 
 template <class T>
 double u_of() {
@@ -24,7 +24,7 @@ double u_of() {
 
 template <class T>
 mp exact(const double_word<T>& x) {
-  mp r(mp::exact_sum_bits);  // exact: any two doubles fit
+  mp r(mp::exact_sum_bits); // exact: any two doubles fit
   mp lo(double(x.lo), 64);
   mpfr_set_d(r.get(), double(x.hi), MPFR_RNDN);
   mpfr_add(r.get(), r.get(), lo.get(), MPFR_RNDN);
@@ -38,7 +38,8 @@ double rel_error(const double_word<T>& res, const mp& ref) {
   mp r = exact(res);
   mpfr_sub(d.get(), r.get(), ref.get(), MPFR_RNDU);
   mpfr_abs(d.get(), d.get(), MPFR_RNDU);
-  if (mpfr_zero_p(ref.get())) return mpfr_zero_p(d.get()) ? 0.0 : HUGE_VAL;
+  if (mpfr_zero_p(ref.get()))
+    return mpfr_zero_p(d.get()) ? 0.0 : HUGE_VAL;
   mpfr_div(d.get(), d.get(), ref.get(), MPFR_RNDU);
   mpfr_abs(d.get(), d.get(), MPFR_RNDU);
   return mpfr_get_d(d.get(), MPFR_RNDU) + std::ldexp(1.0, -(ref_bits - 2));
@@ -53,7 +54,8 @@ bool normalised(const double_word<T>& x) {
 // rest of the double precision (|lo| <= ulp(hi) / 2).
 template <class T>
 double_word<T> random_dw(tcr::test::rng64& rng, int emin, int emax) {
-  const T hi = T(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax)))) * (rng.coin() ? 1 : -1);
+  const T hi =
+      T(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax)))) * (rng.coin() ? 1 : -1);
   const T lo = T(double(hi) * std::ldexp(rng.symmetric(), -std::numeric_limits<T>::digits));
   return double_word<T>::from_sum(hi, lo);
 }
@@ -64,20 +66,22 @@ template <class T>
 double_word<T> adversarial(tcr::test::rng64& rng, const double_word<T>& x, int kind) {
   const int p = std::numeric_limits<T>::digits;
   switch (kind) {
-    case 0: {
-      const double_word<T> d = tcr::mul(x, T(std::ldexp(rng.symmetric(), -int(rng.integer(1, 2 * p)))));
-      return -tcr::add(x, d);
-    }
-    case 1: {
-      const double_word<T> d = tcr::mul(x, T(std::ldexp(rng.symmetric(), -int(rng.integer(1, 2 * p)))));
-      return tcr::add(x, d);
-    }
-    case 2: {
-      const T h = T(std::ldexp(1.0, int(rng.integer(-10, 10))));
-      return double_word<T>::from_sum(h, -T(std::ldexp(rng.uniform(), -p - 1)) * h);
-    }
-    default:
-      return double_word<T>(x.hi);
+  case 0: {
+    const double_word<T> d =
+        tcr::mul(x, T(std::ldexp(rng.symmetric(), -int(rng.integer(1, 2 * p)))));
+    return -tcr::add(x, d);
+  }
+  case 1: {
+    const double_word<T> d =
+        tcr::mul(x, T(std::ldexp(rng.symmetric(), -int(rng.integer(1, 2 * p)))));
+    return tcr::add(x, d);
+  }
+  case 2: {
+    const T h = T(std::ldexp(1.0, int(rng.integer(-10, 10))));
+    return double_word<T>::from_sum(h, -T(std::ldexp(rng.uniform(), -p - 1)) * h);
+  }
+  default:
+    return double_word<T>(x.hi);
   }
 }
 
@@ -95,7 +99,8 @@ void check_ops(std::uint64_t seed) {
   double worst[8] = {};
   for (int i = 0; i < 40000; ++i) {
     const double_word<T> x = random_dw<T>(rng, -er, er);
-    const double_word<T> y = i % 2 ? random_dw<T>(rng, -er, er) : adversarial(rng, x, int(rng.integer(0, 3)));
+    const double_word<T> y =
+        i % 2 ? random_dw<T>(rng, -er, er) : adversarial(rng, x, int(rng.integer(0, 3)));
     const T b = T(std::ldexp(1 + rng.uniform(), int(rng.integer(-er, er)))) * (rng.coin() ? 1 : -1);
     INFO("i = ", i, ", x = (", double(x.hi), ", ", double(x.lo), "), y = (", double(y.hi), ", ",
          double(y.lo), "), b = ", double(b));
@@ -110,7 +115,8 @@ void check_ops(std::uint64_t seed) {
     mpfr_add(r.get(), ex.get(), ey.get(), MPFR_RNDN);
     check(tcr::add(x, y), r, b_add, 0);
     check(x + y, r, b_add, 0);
-    if ((x.hi > 0) == (y.hi > 0)) check(tcr::add_sloppy(x, y), r, b_sloppy, 1);
+    if ((x.hi > 0) == (y.hi > 0))
+      check(tcr::add_sloppy(x, y), r, b_sloppy, 1);
     mpfr_sub(r.get(), ex.get(), ey.get(), MPFR_RNDN);
     check(x - y, r, b_add, 0);
     mpfr_add(r.get(), ex.get(), eb.get(), MPFR_RNDN);
@@ -137,7 +143,8 @@ void check_ops(std::uint64_t seed) {
       mpfr_abs(d.get(), d.get(), MPFR_RNDU);
       const double axy = std::fabs(mpfr_get_d(xy.get(), MPFR_RNDU));
       const double as = std::fabs(mpfr_get_d(s.get(), MPFR_RNDU));
-      const double allowed = (b_mul * axy + b_add * (as + b_mul * axy)) * (1 + std::ldexp(1.0, -40));
+      const double allowed =
+          (b_mul * axy + b_add * (as + b_mul * axy)) * (1 + std::ldexp(1.0, -40));
       CHECK(mpfr_get_d(d.get(), MPFR_RNDU) <= allowed);
     }
   }
@@ -154,13 +161,22 @@ void check_compare(std::uint64_t seed) {
     const double_word<T> x = random_dw<T>(rng, -3, 3);
     double_word<T> y;
     switch (i % 4) {
-      case 0: y = random_dw<T>(rng, -3, 3); break;
-      case 1: y = x; break;
-      case 2: y = double_word<T>::from_sum(x.hi, T(x.lo + x.hi * std::ldexp(1.0, -40))); break;
-      default: y = double_word<T>::from_sum(x.hi, -x.lo); break;
+    case 0:
+      y = random_dw<T>(rng, -3, 3);
+      break;
+    case 1:
+      y = x;
+      break;
+    case 2:
+      y = double_word<T>::from_sum(x.hi, T(x.lo + x.hi * std::ldexp(1.0, -40)));
+      break;
+    default:
+      y = double_word<T>::from_sum(x.hi, -x.lo);
+      break;
     }
     const int c = mpfr_cmp(exact(x).get(), exact(y).get());
-    INFO("x = (", double(x.hi), ", ", double(x.lo), "), y = (", double(y.hi), ", ", double(y.lo), ")");
+    INFO("x = (", double(x.hi), ", ", double(x.lo), "), y = (", double(y.hi), ", ", double(y.lo),
+         ")");
     CHECK((x < y) == (c < 0));
     CHECK((x <= y) == (c <= 0));
     CHECK((x > y) == (c > 0));
@@ -170,12 +186,20 @@ void check_compare(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("df32: every operation within its proven bound (MPFR)") { check_ops<float>(0xd0f30001); }
-TEST_CASE("dd: every operation within its proven bound (MPFR)") { check_ops<double>(0xd0d00001); }
-TEST_CASE("df32: comparisons agree with the exact order") { check_compare<float>(0xd0f30002); }
-TEST_CASE("dd: comparisons agree with the exact order") { check_compare<double>(0xd0d00002); }
+TEST_CASE("df32: every operation within its proven bound (MPFR)") {
+  check_ops<float>(0xd0f30001);
+}
+TEST_CASE("dd: every operation within its proven bound (MPFR)") {
+  check_ops<double>(0xd0d00001);
+}
+TEST_CASE("df32: comparisons agree with the exact order") {
+  check_compare<float>(0xd0f30002);
+}
+TEST_CASE("dd: comparisons agree with the exact order") {
+  check_compare<double>(0xd0d00002);
+}
 
 TEST_CASE("df32: conversion from double") {
   const std::uint64_t seed = 0xd0f30003;
@@ -187,12 +211,12 @@ TEST_CASE("df32: conversion from double") {
     const float b = float(rng.symmetric()) * std::ldexp(1.0f, int(rng.integer(-60, 60)));
     const double p = double(a) * double(b);
     const tcr::df32 dp = tcr::to_df32(p);
-    if (std::fabs(p) >= std::ldexp(1.0, -100)) {  // last bit >= 2^-148: lo representable
+    if (std::fabs(p) >= std::ldexp(1.0, -100)) { // last bit >= 2^-148: lo representable
       CHECK(double(dp.hi) + double(dp.lo) == p);
     }
     CHECK(normalised(dp));
     const float c = a * std::ldexp(float(rng.uniform()), -int(rng.integer(0, 22)));
-    const double s = double(a) + double(c);  // exact, at most 49 significant bits
+    const double s = double(a) + double(c); // exact, at most 49 significant bits
     const tcr::df32 ds = tcr::to_df32(s);
     CHECK(double(ds.hi) + double(ds.lo) == s);
     // Any double within range: |d - (hi + lo)| <= 2^-48 |d|.

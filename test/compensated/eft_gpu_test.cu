@@ -13,7 +13,8 @@ namespace {
 template <class T>
 __global__ void eft_kernel(const T* a, const T* b, T* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n)
+    return;
   const auto [s, se] = tcr::two_sum(a[i], b[i]);
   const auto [p, pe] = tcr::two_prod(a[i], b[i]);
   out[4 * i + 0] = s;
@@ -27,7 +28,7 @@ void check_device_eft(std::uint64_t seed) {
   INFO("seed = ", seed);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<T> mant(1, 2);
-  std::uniform_int_distribution<int> ex(-30, 30);  // two_prod's error stays normal
+  std::uniform_int_distribution<int> ex(-30, 30); // two_prod's error stays normal
   const int n = 1 << 16;
   std::vector<T> a(n), b(n);
   for (int i = 0; i < n; ++i) {
@@ -49,9 +50,13 @@ void check_device_eft(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE("gpu") {
-  TEST_CASE("device two_sum and two_prod are error-free (float)") { check_device_eft<float>(11); }
-  TEST_CASE("device two_sum and two_prod are error-free (double)") { check_device_eft<double>(12); }
+  TEST_CASE("device two_sum and two_prod are error-free (float)") {
+    check_device_eft<float>(11);
+  }
+  TEST_CASE("device two_sum and two_prod are error-free (double)") {
+    check_device_eft<double>(12);
+  }
 }

@@ -58,7 +58,7 @@ void check_eft_exact(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("two_sum, fast_two_sum, two_prod and split are error-free (float)") {
   check_eft_exact<float>(0x5eed0001);

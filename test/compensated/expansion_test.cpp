@@ -15,7 +15,9 @@ namespace {
 
 using tcr::test::mp;
 
-double gamma_k(double k, double u) { return k * u / (1 - k * u); }
+double gamma_k(double k, double u) {
+  return k * u / (1 - k * u);
+}
 
 // The bound of expansion.cuh, inflated by 2^-40 relative for its own evaluation.
 template <class T, int K>
@@ -31,7 +33,8 @@ double expansion_bound(double H, double s_abs, double S) {
 template <class T, int K>
 void check_result(T res, const std::vector<double>& x, double H) {
   std::vector<double> ax;
-  for (double v : x) ax.push_back(std::fabs(v));
+  for (double v : x)
+    ax.push_back(std::fabs(v));
   const mp s = tcr::test::exact_sum(x), Sm = tcr::test::exact_sum(ax);
   const double S = mpfr_get_d(Sm.get(), MPFR_RNDU);
   const double s_abs = std::fabs(mpfr_get_d(s.get(), MPFR_RNDU));
@@ -53,22 +56,26 @@ void check_chain_and_trees(std::uint64_t seed) {
       const std::vector<T> x = tcr::test::gen_sum<T>(n, cond, s);
       const std::vector<double> xd(x.begin(), x.end());
       tcr::expansion<T, K> acc;
-      for (T v : x) acc.add(v);
+      for (T v : x)
+        acc.add(v);
       check_result<T, K>(acc.result(), xd, double(n));
       if constexpr (K == 2) {
-        tcr::neumaier<T> nm;  // one chain of expansion<T, 2> is Sum2, operation for operation
-        for (T v : x) nm.add(v);
+        tcr::neumaier<T> nm; // one chain of expansion<T, 2> is Sum2, operation for operation
+        for (T v : x)
+          nm.add(v);
         CHECK(nm.result() == acc.result());
       }
       // The same data through a random merge tree (either merge direction).
       const std::size_t chunk = 1 + std::size_t(rng.next() % 50);
       std::vector<tcr::expansion<T, K>> parts((n + chunk - 1) / chunk);
       std::vector<double> h(parts.size(), 0);
-      for (std::size_t i = 0; i < n; ++i) parts[i / chunk].add(x[i]), h[i / chunk] += 1;
+      for (std::size_t i = 0; i < n; ++i)
+        parts[i / chunk].add(x[i]), h[i / chunk] += 1;
       while (parts.size() > 1) {
         const std::size_t i = std::size_t(rng.next() % parts.size());
         std::size_t j = std::size_t(rng.next() % (parts.size() - 1));
-        if (j >= i) ++j;
+        if (j >= i)
+          ++j;
         if (rng.coin()) {
           parts[i].merge(parts[j]);
         } else {
@@ -85,7 +92,7 @@ void check_chain_and_trees(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("expansion<float, K>: K-fold bound on GenSum data, chains and merge trees") {
   check_chain_and_trees<float, 2>(0xe4f20000);
@@ -107,12 +114,13 @@ TEST_CASE("expansion: K = 3 is more accurate than K = 2 where it must be") {
   const auto x = tcr::test::gen_sum<float>(100, 1e14, seed);
   tcr::expansion<float, 2> a2;
   tcr::expansion<float, 3> a3;
-  for (float v : x) a2.add(v), a3.add(v);
+  for (float v : x)
+    a2.add(v), a3.add(v);
   const mp s = tcr::test::exact_sum(std::vector<double>(x.begin(), x.end()));
   const double rel3 = tcr::test::abs_error(a3.result(), s) / std::fabs(s.to_double());
   const double rel2 = tcr::test::abs_error(a2.result(), s) / std::fabs(s.to_double());
   INFO("rel2 = ", rel2, ", rel3 = ", rel3);
-  CHECK(rel2 > 1e-4);  // Sum2 in float loses it (observed 8e-3 for this seed)
+  CHECK(rel2 > 1e-4); // Sum2 in float loses it (observed 8e-3 for this seed)
   check_result<float, 3>(a3.result(), std::vector<double>(x.begin(), x.end()), 100);
 }
 
@@ -123,7 +131,8 @@ TEST_CASE_TEMPLATE("expansion follows IEEE on special values", A, tcr::expansion
   const T inf = lim::infinity(), nan = lim::quiet_NaN(), big = lim::max();
   auto sum = [](std::vector<T> xs) {
     A a;
-    for (T v : xs) a.add(v);
+    for (T v : xs)
+      a.add(v);
     return a.result();
   };
   CHECK(sum({T(1), inf, T(2)}) == inf);

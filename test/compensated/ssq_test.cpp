@@ -60,7 +60,7 @@ void check_norm(const std::vector<double>& xs, T res, double h) {
   const mp ref = exact_norm(xs);
   const double norm = ref.to_double();
   INFO("n = ", xs.size(), ", h = ", h, ", res = ", double(res), ", norm = ", norm);
-  REQUIRE(std::isfinite(norm));  // callers test overflow separately
+  REQUIRE(std::isfinite(norm)); // callers test overflow separately
   REQUIRE(std::isfinite(double(res)));
   const double err = norm_error_up(double(res), ref);
   const double norm_up = std::nextafter(norm, std::numeric_limits<double>::infinity());
@@ -71,7 +71,8 @@ void check_norm(const std::vector<double>& xs, T res, double h) {
 template <class T, class X>
 T norm_chain(const std::vector<X>& xs) {
   tcr::ssq<T> acc;
-  for (const X& x : xs) acc.add(x);
+  for (const X& x : xs)
+    acc.add(x);
   return acc.result();
 }
 
@@ -83,8 +84,9 @@ T random_value(std::mt19937_64& rng, int emin, int emax) {
   std::uniform_real_distribution<T> mant(1, 2);
   std::bernoulli_distribution neg(0.5);
   const int e = ex(rng);
-  T v = std::ldexp(mant(rng), e);  // rounds to the subnormal grid below the normals
-  if (v > std::numeric_limits<T>::max()) v = std::numeric_limits<T>::max();
+  T v = std::ldexp(mant(rng), e); // rounds to the subnormal grid below the normals
+  if (v > std::numeric_limits<T>::max())
+    v = std::numeric_limits<T>::max();
   return neg(rng) ? -v : v;
 }
 
@@ -100,22 +102,23 @@ void check_random_ranges(std::uint64_t seed) {
   constexpr int emax = std::numeric_limits<T>::max_exponent - 1;
   constexpr int emin_sub = std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits;
   const int ranges[][2] = {
-      {-10, 10},                                    // medium only
-      {emin_sub, emax},                             // everything, including subnormals
-      {emin_sub, std::numeric_limits<T>::min_exponent},  // subnormals and small normals
-      {tcr::detail::ssq_traits<T>::ts - 3, tcr::detail::ssq_traits<T>::ts + 3},  // small/medium
-      {tcr::detail::ssq_traits<T>::tb - 3, tcr::detail::ssq_traits<T>::tb + 3},  // medium/big
-      {emax - 8, emax},                             // near overflow (sum of squares is not)
-      {emin_sub, emin_sub + 30},                    // deep subnormals only
+      {-10, 10},                                        // medium only
+      {emin_sub, emax},                                 // everything, including subnormals
+      {emin_sub, std::numeric_limits<T>::min_exponent}, // subnormals and small normals
+      {tcr::detail::ssq_traits<T>::ts - 3, tcr::detail::ssq_traits<T>::ts + 3}, // small/medium
+      {tcr::detail::ssq_traits<T>::tb - 3, tcr::detail::ssq_traits<T>::tb + 3}, // medium/big
+      {emax - 8, emax},          // near overflow (sum of squares is not)
+      {emin_sub, emin_sub + 30}, // deep subnormals only
   };
   for (const auto& range : ranges) {
     for (std::size_t n : {1u, 2u, 3u, 17u, 100u, 1000u}) {
       for (int rep = 0; rep < 4; ++rep) {
         std::vector<T> xs(n);
-        for (auto& x : xs) x = random_value<T>(rng, range[0], range[1]);
+        for (auto& x : xs)
+          x = random_value<T>(rng, range[0], range[1]);
         const auto xd = to_double(xs);
         if (exact_norm(xd).to_double() > double(std::numeric_limits<T>::max()) / 2)
-          continue;  // overflow is tested on its own
+          continue; // overflow is tested on its own
         INFO("range [", range[0], ", ", range[1], "], n = ", n);
         check_norm<T>(xd, norm_chain<T>(xs), double(n) + 1);
         if constexpr (std::is_same_v<T, float>) {
@@ -126,7 +129,7 @@ void check_random_ranges(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("ssq: norm within its bound over the whole exponent range (float)") {
   check_random_ranges<float>(0x55510001);
@@ -138,10 +141,17 @@ TEST_CASE("ssq: norm within its bound over the whole exponent range (double)") {
 
 TEST_CASE_TEMPLATE("ssq: extreme single values and repeated values", T, float, double) {
   using lim = std::numeric_limits<T>;
-  const T values[] = {lim::max(), lim::min(), lim::denorm_min(), T(3) * lim::denorm_min(),
-                      lim::min() - lim::denorm_min(), T(1), T(-1),
-                      tcr::ssq<T>::t_sml, std::nextafter(tcr::ssq<T>::t_sml, T(0)),
-                      tcr::ssq<T>::t_big, std::nextafter(tcr::ssq<T>::t_big, lim::max())};
+  const T values[] = {lim::max(),
+                      lim::min(),
+                      lim::denorm_min(),
+                      T(3) * lim::denorm_min(),
+                      lim::min() - lim::denorm_min(),
+                      T(1),
+                      T(-1),
+                      tcr::ssq<T>::t_sml,
+                      std::nextafter(tcr::ssq<T>::t_sml, T(0)),
+                      tcr::ssq<T>::t_big,
+                      std::nextafter(tcr::ssq<T>::t_big, lim::max())};
   for (T v : values) {
     INFO("v = ", double(v));
     // One value: its absolute value exactly.
@@ -152,7 +162,7 @@ TEST_CASE_TEMPLATE("ssq: extreme single values and repeated values", T, float, d
       const std::vector<T> xs(n, v);
       const T res = norm_chain<T>(xs);
       if (v == lim::max()) {
-        CHECK(res == lim::infinity());  // sqrt(n) max overflows: inf, never NaN
+        CHECK(res == lim::infinity()); // sqrt(n) max overflows: inf, never NaN
       } else {
         check_norm<T>(to_double(xs), res, double(n) + 1);
       }
@@ -165,7 +175,7 @@ TEST_CASE_TEMPLATE("ssq: no spurious overflow or underflow", T, float, double) {
   // Just below overflow: two values of max / sqrt(2) (rounded down) and max / 2.
   {
     const T a = lim::max() / T(2);
-    const std::vector<T> xs{a, a, a};  // norm = sqrt(3)/2 max < max
+    const std::vector<T> xs{a, a, a}; // norm = sqrt(3)/2 max < max
     const T res = norm_chain<T>(xs);
     check_norm<T>(to_double(xs), res, 4);
   }
@@ -182,8 +192,10 @@ TEST_CASE_TEMPLATE("ssq: no spurious overflow or underflow", T, float, double) {
   // A huge value with many tiny ones, and a tiny with many medium ones: every band at once.
   {
     std::vector<T> xs{lim::max() / T(4)};
-    for (int i = 0; i < 100; ++i) xs.push_back(T(1.5));
-    for (int i = 0; i < 100; ++i) xs.push_back(lim::denorm_min() * T(7));
+    for (int i = 0; i < 100; ++i)
+      xs.push_back(T(1.5));
+    for (int i = 0; i < 100; ++i)
+      xs.push_back(lim::denorm_min() * T(7));
     check_norm<T>(to_double(xs), norm_chain<T>(xs), double(xs.size()) + 1);
     std::reverse(xs.begin(), xs.end());
     check_norm<T>(to_double(xs), norm_chain<T>(xs), double(xs.size()) + 1);
@@ -191,14 +203,17 @@ TEST_CASE_TEMPLATE("ssq: no spurious overflow or underflow", T, float, double) {
   // Medium values just above t_sml together with many subnormals that matter.
   {
     std::vector<T> xs{tcr::ssq<T>::t_sml};
-    for (int i = 0; i < 1000; ++i) xs.push_back(std::ldexp(T(1.25), tcr::detail::ssq_traits<T>::ts - 1));
+    for (int i = 0; i < 1000; ++i)
+      xs.push_back(std::ldexp(T(1.25), tcr::detail::ssq_traits<T>::ts - 1));
     check_norm<T>(to_double(xs), norm_chain<T>(xs), double(xs.size()) + 1);
   }
   // The medium sum below the fold threshold with small values that are not negligible.
   {
     std::vector<T> xs;
-    for (int i = 0; i < 50; ++i) xs.push_back(std::ldexp(T(1.75), tcr::detail::ssq_traits<T>::ts + 1));
-    for (int i = 0; i < 50; ++i) xs.push_back(std::ldexp(T(1.5), tcr::detail::ssq_traits<T>::ts - 1));
+    for (int i = 0; i < 50; ++i)
+      xs.push_back(std::ldexp(T(1.75), tcr::detail::ssq_traits<T>::ts + 1));
+    for (int i = 0; i < 50; ++i)
+      xs.push_back(std::ldexp(T(1.5), tcr::detail::ssq_traits<T>::ts - 1));
     check_norm<T>(to_double(xs), norm_chain<T>(xs), double(xs.size()) + 1);
   }
 }
@@ -239,15 +254,18 @@ TEST_CASE_TEMPLATE("ssq: merging in any order stays within the bound", T, float,
     // Wide-range data, but within a factor 2^(emax - 12) of each other only for some reps.
     const int lo = rep % 2 ? emin_sub : -20, hi = rep % 2 ? emax - 12 : 20;
     std::vector<T> xs(chunks * chunk);
-    for (auto& x : xs) x = random_value<T>(rng, lo, hi);
+    for (auto& x : xs)
+      x = random_value<T>(rng, lo, hi);
     std::vector<tcr::ssq<T>> parts(chunks);
-    for (std::size_t i = 0; i < xs.size(); ++i) parts[i / chunk].add(xs[i]);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      parts[i / chunk].add(xs[i]);
     // Merge random pairs until one is left; track the height of each tree.
     std::vector<double> height(chunks, double(chunk));
     while (parts.size() > 1) {
       const std::size_t i = rng() % parts.size();
       std::size_t j = rng() % (parts.size() - 1);
-      if (j >= i) ++j;
+      if (j >= i)
+        ++j;
       parts[i].merge(parts[j]);
       height[i] = std::max(height[i], height[j]) + 1;
       parts.erase(parts.begin() + std::ptrdiff_t(j));
@@ -288,9 +306,11 @@ TEST_CASE("ssq: the bound is tight enough that a plain float norm fails it") {
   // sqrt(sum x^2) in float, recursively: relative error about n u / 2 for equal values.
   std::vector<float> xs(1 << 14, 0.1f);
   float plain = 0;
-  for (float x : xs) plain = tcr::detail::add_rn(plain, tcr::detail::mul_rn(x, x));
+  for (float x : xs)
+    plain = tcr::detail::add_rn(plain, tcr::detail::mul_rn(x, x));
   plain = std::sqrt(plain);
   const mp ref = exact_norm(to_double(xs));
-  CHECK(norm_error_up(plain, ref) > 2 * ssq_rel_bound<float>(double(xs.size()) + 1) * ref.to_double());
+  CHECK(norm_error_up(plain, ref) >
+        2 * ssq_rel_bound<float>(double(xs.size()) + 1) * ref.to_double());
   check_norm<float>(to_double(xs), norm_chain<float>(xs), double(xs.size()) + 1);
 }

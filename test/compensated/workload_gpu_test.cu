@@ -14,7 +14,8 @@ namespace {
 __global__ void workload_kernel(const double* x, const double* y, const float* xf, const float* yf,
                                 const __half* xh, double* out, int* count) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= tcr::test::workload_chunks) return;
+  if (c >= tcr::test::workload_chunks)
+    return;
   const std::size_t o = std::size_t(c) * tcr::test::workload_chunk;
   const int k = tcr::test::run_workload_chunk(x + o, y + o, xf + o, yf + o, xh + o,
                                               out + std::size_t(c) * tcr::test::workload_outputs);
@@ -22,11 +23,12 @@ __global__ void workload_kernel(const double* x, const double* y, const float* x
 }
 
 bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b);
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("device compensated/ results are bitwise the host's") {
@@ -46,7 +48,8 @@ TEST_SUITE("gpu") {
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     const std::vector<double> dev = dout.download();
     const std::vector<int> count = dcount.download();
-    for (int c = 0; c < workload_chunks; ++c) REQUIRE(count[c] <= workload_outputs);
+    for (int c = 0; c < workload_chunks; ++c)
+      REQUIRE(count[c] <= workload_outputs);
 
     int mismatches = 0;
     for (std::size_t i = 0; i < host.size(); ++i) {

@@ -30,7 +30,7 @@ namespace tcr::test {
 
 // splitmix64 (Steele, Lea & Flood 2014): tiny, fast, statistically good enough for test data.
 class rng64 {
- public:
+public:
   explicit rng64(std::uint64_t seed) : state_(seed) {}
   std::uint64_t next() {
     std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
@@ -48,11 +48,12 @@ class rng64 {
   }
   bool coin() { return next() >> 63; }
   template <class V>
-  void shuffle(V& v) {  // Fisher-Yates
-    for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[std::size_t(next() % i)]);
+  void shuffle(V& v) { // Fisher-Yates
+    for (std::size_t i = v.size(); i > 1; --i)
+      std::swap(v[i - 1], v[std::size_t(next() % i)]);
   }
 
- private:
+private:
   std::uint64_t state_;
 };
 
@@ -61,7 +62,8 @@ template <class T = double>
 std::vector<T> gen_uniform(std::size_t n, std::uint64_t seed) {
   rng64 rng(seed);
   std::vector<T> x(n);
-  for (auto& v : x) v = T(rng.symmetric());
+  for (auto& v : x)
+    v = T(rng.symmetric());
   return x;
 }
 
@@ -71,16 +73,18 @@ namespace detail_gen {
 // with zero elimination), components in increasing magnitude. Rounding pinned by tcr's EFTs,
 // so the data is the same whatever the compiler contracts.
 class exact_acc {
- public:
+public:
   void add(double b) {
     tmp_.clear();
     double q = b;
     for (double ei : e_) {
       const auto [s, err] = tcr::two_sum(q, ei);
-      if (err != 0) tmp_.push_back(err);
+      if (err != 0)
+        tmp_.push_back(err);
       q = s;
     }
-    if (q != 0) tmp_.push_back(q);
+    if (q != 0)
+      tmp_.push_back(q);
     e_.swap(tmp_);
   }
   void add_product(double a, double b) {
@@ -91,11 +95,12 @@ class exact_acc {
   // The sum, within a few ulps (components added smallest first).
   double value() const {
     double s = 0;
-    for (double v : e_) s = tcr::detail::add_rn(s, v);
+    for (double v : e_)
+      s = tcr::detail::add_rn(s, v);
     return s;
   }
 
- private:
+private:
   std::vector<double> e_, tmp_;
 };
 
@@ -110,8 +115,10 @@ std::vector<T> gen_sum_b(std::size_t n, double b, std::uint64_t seed) {
   exact_acc s;
   for (std::size_t i = 0; i < n2; ++i) {
     int e = int(std::lround(rng.uniform() * b));
-    if (i == 0) e = int(std::lround(b));
-    if (i + 1 == n2 && n2 > 1) e = 0;
+    if (i == 0)
+      e = int(std::lround(b));
+    if (i + 1 == n2 && n2 > 1)
+      e = 0;
     x[i] = T(std::ldexp(rng.symmetric(), e));
     s.add(double(x[i]));
   }
@@ -130,11 +137,13 @@ std::pair<std::vector<T>, std::vector<T>> gen_dot_b(std::size_t n, double b, std
   rng64 rng(seed);
   std::vector<T> x(n), y(n);
   const std::size_t n2 = n / 2, m = n - n2;
-  exact_acc d;  // x(1:i-1)' * y(1:i-1), exactly
+  exact_acc d; // x(1:i-1)' * y(1:i-1), exactly
   for (std::size_t i = 0; i < n2; ++i) {
     int e = int(std::lround(rng.uniform() * b / 2));
-    if (i == 0) e = int(std::lround(b / 2)) + 1;
-    if (i + 1 == n2 && n2 > 1) e = 0;
+    if (i == 0)
+      e = int(std::lround(b / 2)) + 1;
+    if (i + 1 == n2 && n2 > 1)
+      e = 0;
     x[i] = T(std::ldexp(rng.symmetric(), e));
     y[i] = T(std::ldexp(rng.symmetric(), e));
     d.add_product(double(x[i]), double(y[i]));
@@ -142,17 +151,20 @@ std::pair<std::vector<T>, std::vector<T>> gen_dot_b(std::size_t n, double b, std
   for (std::size_t i = n2; i < n; ++i) {
     const int e = m > 1 ? int(std::lround(b / 2 * double(n - 1 - i) / double(m - 1))) : 0;
     T xi = T(std::ldexp(rng.symmetric(), e));
-    if (xi == T(0)) xi = T(std::ldexp(1.0, e));
+    if (xi == T(0))
+      xi = T(std::ldexp(1.0, e));
     x[i] = xi;
     y[i] = T((std::ldexp(rng.symmetric(), e) - d.value()) / double(xi));
     d.add_product(double(x[i]), double(y[i]));
   }
   // One permutation for both vectors keeps the pairs together.
   std::vector<std::size_t> perm(n);
-  for (std::size_t i = 0; i < n; ++i) perm[i] = i;
+  for (std::size_t i = 0; i < n; ++i)
+    perm[i] = i;
   rng.shuffle(perm);
   std::vector<T> xp(n), yp(n);
-  for (std::size_t i = 0; i < n; ++i) xp[i] = x[perm[i]], yp[i] = y[perm[i]];
+  for (std::size_t i = 0; i < n; ++i)
+    xp[i] = x[perm[i]], yp[i] = y[perm[i]];
   return {xp, yp};
 }
 
@@ -162,14 +174,17 @@ std::pair<std::vector<T>, std::vector<T>> gen_dot_b(std::size_t n, double b, std
 template <class T>
 std::vector<T> offset_data(std::size_t n, double cond, rng64& rng) {
   std::vector<double> r(n);
-  for (auto& v : r) v = rng.symmetric();
+  for (auto& v : r)
+    v = rng.symmetric();
   auto cond_at = [&](double t) {
     double a = 0, s = 0;
-    for (double v : r) a += std::fabs(double(T(t + v))), s += double(T(t + v));
+    for (double v : r)
+      a += std::fabs(double(T(t + v))), s += double(T(t + v));
     return a / std::fabs(s);
   };
   double mean = 0;
-  for (double v : r) mean += v;
+  for (double v : r)
+    mean += v;
   mean /= double(n);
   double lo = -mean, hi = 1;
   for (int it = 0; it < 60; ++it) {
@@ -177,18 +192,20 @@ std::vector<T> offset_data(std::size_t n, double cond, rng64& rng) {
     (cond_at(mid) > cond ? lo : hi) = mid;
   }
   std::vector<T> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = T(hi + r[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = T(hi + r[i]);
   return x;
 }
 
-}  // namespace detail_gen
+} // namespace detail_gen
 
 // sum|x| / |sum x|, computed from the exact sum (within a few ulps).
 template <class T>
 double sum_condition(const std::vector<T>& x) {
   detail_gen::exact_acc s;
   double abs_sum = 0;
-  for (T v : x) s.add(double(v)), abs_sum += std::fabs(double(v));
+  for (T v : x)
+    s.add(double(v)), abs_sum += std::fabs(double(v));
   return abs_sum / std::fabs(s.value());
 }
 
@@ -207,16 +224,20 @@ double dot_condition(const std::vector<T>& x, const std::vector<T>& y) {
 // reaches (about n / log2 n) get offset uniform data instead. n < 4: uniform in [-1, 1).
 template <class T = double>
 std::vector<T> gen_sum(std::size_t n, double cond, std::uint64_t seed) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "gen_sum<T>: float or double");
-  if (n < 4) return gen_uniform<T>(n, seed);
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "gen_sum<T>: float or double");
+  if (n < 4)
+    return gen_uniform<T>(n, seed);
   double b = std::log2(std::max(cond, 1.0));
   std::vector<T> x = detail_gen::gen_sum_b<T>(n, b, seed), best = x;
   double best_miss = HUGE_VAL;
   for (int pass = 0; pass < 4; ++pass) {
     const double got = sum_condition(x);
     const double miss = std::fabs(std::log2(cond / got));
-    if (miss < best_miss) best_miss = miss, best = x;
-    if (miss <= 1) break;
+    if (miss < best_miss)
+      best_miss = miss, best = x;
+    if (miss <= 1)
+      break;
     const double b_new = b + std::log2(cond / got);
     if (b_new < 0) {
       rng64 rng(seed);
@@ -234,21 +255,25 @@ std::vector<T> gen_sum(std::size_t n, double cond, std::uint64_t seed) {
 // offset data in x and powers of two in y). n < 4: uniform data.
 template <class T = double>
 std::pair<std::vector<T>, std::vector<T>> gen_dot(std::size_t n, double cond, std::uint64_t seed) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "gen_dot<T>: float or double");
-  if (n < 4) return {gen_uniform<T>(n, seed), gen_uniform<T>(n, seed ^ 0x5eedull)};
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "gen_dot<T>: float or double");
+  if (n < 4)
+    return {gen_uniform<T>(n, seed), gen_uniform<T>(n, seed ^ 0x5eedull)};
   double b = std::log2(std::max(cond, 1.0));
   auto xy = detail_gen::gen_dot_b<T>(n, b, seed), best = xy;
   double best_miss = HUGE_VAL;
   for (int pass = 0; pass < 4; ++pass) {
     const double got = dot_condition(xy.first, xy.second);
     const double miss = std::fabs(std::log2(cond / got));
-    if (miss < best_miss) best_miss = miss, best = xy;
-    if (miss <= 1) break;
+    if (miss < best_miss)
+      best_miss = miss, best = xy;
+    if (miss <= 1)
+      break;
     const double b_new = b + std::log2(cond / got);
     if (b_new < 0) {
       rng64 rng(seed);
       std::vector<T> x = detail_gen::offset_data<T>(n, std::max(cond / 2, 1.0), rng);
-      std::vector<T> y(n, T(1));  // dot condition = 2 x sum condition of x
+      std::vector<T> y(n, T(1)); // dot condition = 2 x sum condition of x
       return {x, y};
     }
     b = b_new;
@@ -287,8 +312,9 @@ template <class T = double>
 std::vector<T> gen_same_sign(std::size_t n, std::uint64_t seed, int emin = -30, int emax = 30) {
   rng64 rng(seed);
   std::vector<T> x(n);
-  for (auto& v : x) v = T(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax))));
+  for (auto& v : x)
+    v = T(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax))));
   return x;
 }
 
-}  // namespace tcr::test
+} // namespace tcr::test
