@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include "compensated/accumulators.cuh"
+#include "compensated/double_word.cuh"
 #include "compensated/eft.cuh"
 
 namespace tcr {
@@ -444,6 +445,30 @@ struct chunked_ssq_double {
       return sqrt_pair(t.pair());
     }
     return mul_rn(sqrt_pair(small.pair()), 0x1p-600);
+  }
+  // The same as an unevaluated pair (for dd results): the double-word square root (relative
+  // error 25/8 u^2) of the folded pair, scaled back; relative error <= 2^-100 while the norm is
+  // a normal double.
+  TCR_HD dd nrm2_pair() const {
+    using namespace detail;
+    if (special != 0.0) return dd(special);
+    const auto root = [](eft<double> v, double scale) {
+      if (v.value <= 0.0) return dd(0.0);
+      const dd r = tcr::sqrt(dd(v.value, v.error));
+      const double h = mul_rn(r.hi, scale);
+      return is_finite(h) ? dd(h, mul_rn(r.lo, scale)) : dd(h);
+    };
+    if (!big.is_zero()) {
+      cascade3 t = big;
+      t.merge(mid.scaled(0x1p-600).scaled(0x1p-600));
+      return root(t.pair(), 0x1p600);
+    }
+    if (!mid.is_zero()) {
+      cascade3 t = mid;
+      t.merge(small.scaled(0x1p-600).scaled(0x1p-600));
+      return root(t.pair(), 1.0);
+    }
+    return root(small.pair(), 0x1p-600);
   }
 
  private:

@@ -7,7 +7,10 @@
 //
 // Operations: Sum, Asum (sum of |x|), Dot (sum x_i y_i), Nrm2 (sqrt(sum x_i^2)), and the generic
 // Reduce(op, init). Inputs: __nv_fp8_e4m3, __nv_fp8_e5m2, __half, __nv_bfloat16, float, double
-// (Dot: any pair of them). Results: float or double.
+// (Dot: any pair of them). Results: float, double, or the unevaluated pairs tcr::df32 and tcr::dd
+// (compensated/double_word.cuh): dd carries the double machinery's pair unrounded
+// (|hi + lo - s| <= 2^-104 |s| + 2^-100 S); df32 is the float machinery's double value split
+// into a float pair (|hi + lo - s| <= 2^-47 |s| + 2^-42 S, for results above 2^-100).
 //
 // Accuracy (Accuracy::compensated, the default; s the exact result, S = sum |x_i| (Dot:
 // sum |x_i y_i|), u the unit roundoff of the result type):
@@ -201,7 +204,8 @@ cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
 }
 
 template <class Out>
-inline constexpr bool is_result_type_v = std::is_same_v<Out, float> || std::is_same_v<Out, double>;
+inline constexpr bool is_result_type_v = std::is_same_v<Out, float> || std::is_same_v<Out, double> ||
+                                         std::is_same_v<Out, df32> || std::is_same_v<Out, dd>;
 
 }  // namespace device
 }  // namespace detail
@@ -263,7 +267,7 @@ struct DeviceReduce {
     static_assert(is_input_type_v<InX> && is_input_type_v<InY>,
                   "tcr::DeviceReduce::Dot: inputs must be e4m3, e5m2, half, bfloat16, float or double");
     static_assert(detail::device::is_result_type_v<Out>,
-                  "tcr::DeviceReduce::Dot: the result must be float or double");
+                  "tcr::DeviceReduce::Dot: the result must be float, double, tcr::df32 or tcr::dd");
     using K = detail::device::traits<detail::device::op_kind::dot, InX, InY, Out>;
     return detail::device::run(d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_items,
                                stream, K{}, options.engine);
@@ -308,7 +312,7 @@ struct DeviceReduce {
     static_assert(is_input_type_v<In>,
                   "tcr::DeviceReduce: input must be e4m3, e5m2, half, bfloat16, float or double");
     static_assert(detail::device::is_result_type_v<Out>,
-                  "tcr::DeviceReduce: the result must be float or double");
+                  "tcr::DeviceReduce: the result must be float, double, tcr::df32 or tcr::dd");
     using K = detail::device::traits<Op, In, In, Out>;
     return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
                                num_items, stream, K{}, options.engine);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <type_traits>
 #include "compensated/convert.cuh"
+#include "compensated/double_word.cuh"
 #include "compensated/eft.cuh"
 #include "compensated/wide.cuh"
 
@@ -130,7 +131,7 @@ template <int N, int Cap>
 inline constexpr int chunk_len = N < Cap ? N : Cap;
 
 template <class Out>
-inline constexpr bool is_double_result_v = std::is_same_v<Out, double>;
+inline constexpr bool is_double_result_v = std::is_same_v<Out, double> || std::is_same_v<Out, dd>;
 
 template <op_kind Op, class X, class Y, class Out>
 struct traits {
@@ -184,7 +185,18 @@ struct traits {
     a.merge(b);
     return a;
   }
+  // The result: rounded to float or double, or the unrounded pair for dd (df32: the double
+  // value split into a float pair).
   __device__ __forceinline__ static void store(void* out, const acc_type& acc) {
+    if constexpr (std::is_same_v<Out, dd>) {
+      if constexpr (Op == op_kind::nrm2) {
+        *static_cast<dd*>(out) = acc.nrm2_pair();
+      } else {
+        const auto [h, l] = acc.pair();
+        *static_cast<dd*>(out) = dd(h, l);
+      }
+      return;
+    }
     double v;
     if constexpr (Op == op_kind::nrm2) {
       if constexpr (wide) {
@@ -195,7 +207,11 @@ struct traits {
     } else {
       v = acc.value();
     }
-    *static_cast<Out*>(out) = static_cast<Out>(v);
+    if constexpr (std::is_same_v<Out, df32>) {
+      *static_cast<df32*>(out) = to_df32(v);
+    } else {
+      *static_cast<Out*>(out) = static_cast<Out>(v);
+    }
   }
 
  private:

@@ -189,6 +189,35 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("df32 and dd results carry the unrounded pair") {
+    for (double cond : {1.0, 1e16, 1e32}) {
+      const std::uint64_t seed = 3700 + static_cast<std::uint64_t>(std::log10(cond));
+      INFO("seed = ", seed, ", cond = ", cond);
+      const std::size_t n = (1 << 20) + 3;
+      const auto xf = gen_sum<float>(n, cond, seed);
+      const auto xd = gen_sum<double>(n, cond, seed);
+      device_buffer<float> dxf(xf);
+      device_buffer<double> dxd(xd);
+      device_buffer<tcr::df32> of(1);
+      device_buffer<tcr::dd> od(2);
+      TCR_CHECK_CUDA(DeviceReduce::Sum(dxf.get(), of.get(), n));
+      TCR_CHECK_CUDA(DeviceReduce::Sum(dxd.get(), od.get(), n));
+      TCR_CHECK_CUDA(DeviceReduce::Nrm2(dxd.get(), od.get() + 1, n));
+      TCR_CHECK_CUDA(cudaDeviceSynchronize());
+      const tcr::df32 rf = of.download()[0];
+      const auto rd = od.download();
+      const std::vector<double> vf(xf.begin(), xf.end());
+      CHECK(pair_within_bound(rf.hi, rf.lo, fast_exact_sum(vf), fast_exact_sum(vf, true), 0x1p-47, 0x1p-42));
+      CHECK(pair_within_bound(rd[0].hi, rd[0].lo, fast_exact_sum(xd), fast_exact_sum(xd, true), 0x1p-104, 0x1p-100));
+      // Nrm2 as a pair: |hi + lo - ||x||| <= 2^-100 ||x||.
+      const mp ssq = exact_dot(xd, xd);
+      mp r(400);
+      mpfr_sqrt(r.get(), ssq.get(), MPFR_RNDN);
+      mp zero(64);
+      CHECK(pair_within_bound(rd[1].hi, rd[1].lo, r, zero, 0x1p-100 - 0x1p-300, 0));
+    }
+  }
+
   TEST_CASE("graph capture and replay of the two-phase call") {
     const std::uint64_t seed = 3500;
     INFO("seed = ", seed);

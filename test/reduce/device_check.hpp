@@ -102,6 +102,22 @@ inline bool within_bound(double res, const mp& s, const mp& S, double rel, doubl
   return mpfr_cmp(err.get(), bound.get()) <= 0;
 }
 
+// The same for an unevaluated pair hi + lo.
+inline bool pair_within_bound(double hi, double lo, const mp& s, const mp& S, double rel,
+                              double abs_coef) {
+  if (!std::isfinite(hi) || !std::isfinite(lo)) return false;
+  mp err(mp::exact_dot_bits + 128);
+  mpfr_sub_d(err.get(), s.get(), hi, MPFR_RNDN);   // exact at this precision
+  mpfr_sub_d(err.get(), err.get(), lo, MPFR_RNDN);  // exact
+  mpfr_abs(err.get(), err.get(), MPFR_RNDN);
+  mp t1(mp::exact_dot_bits + 128), t2(mp::exact_dot_bits + 128), bound(mp::exact_dot_bits + 128);
+  mpfr_abs(t1.get(), s.get(), MPFR_RNDN);
+  mpfr_mul_d(t1.get(), t1.get(), rel, MPFR_RNDD);
+  mpfr_mul_d(t2.get(), S.get(), abs_coef, MPFR_RNDD);
+  mpfr_add(bound.get(), t1.get(), t2.get(), MPFR_RNDD);
+  return mpfr_cmp(err.get(), bound.get()) <= 0;
+}
+
 // The error divided by |s| + S (for messages only).
 inline double scaled_error(double res, const mp& s, const mp& S) {
   const double e = abs_error(res, s);

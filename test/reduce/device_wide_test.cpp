@@ -257,6 +257,12 @@ TEST_CASE("chunked_ssq_double: every band, relative error <= u + 2^-100") {
     INFO("exponents ", range.first, " .. ", range.second, ": rel error ",
          tcr::test::nrm2_rel_error(res, tcr::test::exact_dot(x, x)));
     CHECK(tcr::test::nrm2_within(res, tcr::test::exact_dot(x, x), 0x1p-53 + 0x1p-100));
+    if (range.first > -1000) {  // the pair's bound needs a normal norm
+      const tcr::dd p = acc[0].nrm2_pair();
+      mp r(400);
+      mpfr_sqrt(r.get(), tcr::test::exact_dot(x, x).get(), MPFR_RNDN);
+      CHECK(tcr::test::pair_within_bound(p.hi, p.lo, r, mp(64), 0x1p-100 - 0x1p-300, 0));
+    }
   }
   const double inf = std::numeric_limits<double>::infinity();
   tcr::chunked_ssq_double s;
