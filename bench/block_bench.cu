@@ -219,6 +219,12 @@ int main(int argc, char** argv) {
   add_type<__nv_fp8_e4m3, 16>();
   add_type<__nv_fp8_e5m2, 4>();
   add_type<__nv_fp8_e5m2, 16>();
+  // N = 64: a block reducing many tiles' worth of items per call (the combine amortised)
+  add_type<float, 64>();
+  add_type<__half, 64>();
+  add_type<__nv_bfloat16, 64>();
+  add_type<__nv_fp8_e4m3, 64>();
+  add_type<__nv_fp8_e5m2, 64>();
   add_type<double, 4>();
   add_type<double, 16>();
   benchmark::Initialize(&argc, argv);

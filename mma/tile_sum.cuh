@@ -11,12 +11,13 @@
 // does not depend on where each element goes. load_lane_tile reads that from global or shared
 // memory; pack_lane_tile builds it from a thread's items.
 //
-// Result ownership: lane_tile_sum folds the R tiles into the calling lane's accumulator. The
-// four lanes of a quad (same lane / 4) receive the same values, so after any number of calls
-// the warp's total is the merge of the accumulators of lanes 0, 4, ..., 28. quad_share(acc)
-// keeps the accumulator in those lanes and returns the empty accumulator in the others, so that
-// a merge over all 32 lanes (or a whole block) gives the total; warp_tile_sum does all of it and
-// gives every lane the total.
+// Result ownership: lane_tile_sum folds the R tiles into the calling lane's accumulator. Lane
+// 4g + t holds row g of D (t = 0, 1) or row g + 8 (t = 2, 3), so lanes l and l ^ 1 receive the
+// same values and the 16 even lanes hold disjoint shares: after any number of calls the warp's
+// total is the merge of the accumulators of lanes 0, 2, ..., 30. share_of(acc) keeps the
+// accumulator in those lanes and returns the empty accumulator in the others, so that a merge
+// over all 32 lanes (or a whole block) gives the total; merge_shares(acc) merges the 16 shares
+// and gives every lane the total; warp_tile_sum does all of it.
 //
 // Accumulation policies (both named, both available):
 //   chain_in_tensor_core: C carries the running sum through the R MMAs of one call, as in Navarro
@@ -190,11 +191,17 @@ __device__ __forceinline__ T shfl_xor(const T& v, int mask) {
   return r;
 }
 
+// d[0] == d[1] is row g of D and d[2] == d[3] row g + 8 (every column of D is the same row
+// sum): lanes t = 0, 1 of the quad fold row g, lanes t = 2, 3 row g + 8 (one fold per lane).
+// (The select is a selp in inline PTX: as a C++ ?: the compiler turns it into a branch and
+// duplicates the MMAs and folds on both sides.)
 template <class Acc>
-__device__ __forceinline__ void fold_d(Acc& acc, const float (&d)[4]) {
-  // d[0] == d[1] (row g) and d[2] == d[3] (row g + 8): every column of D is the same row sum.
-  acc = tcr::accumulate(acc, d[0]);
-  acc = tcr::accumulate(acc, d[2]);
+__device__ __forceinline__ void fold_d(Acc& acc, const float (&d)[4], bool upper_row) {
+  float v;
+  asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.f32 %0, %1, %2, p;\n\t}"
+      : "=f"(v)
+      : "f"(d[2]), "f"(d[0]), "r"(static_cast<unsigned>(upper_row)));
+  acc = tcr::accumulate(acc, v);
 }
 
 // Runs the M A-fragments through Mma against B = ones under Policy, folding into acc. Chains are
@@ -210,12 +217,13 @@ __device__ __forceinline__ void reduce_fragments(const uint32_t (&a)[M][4], Acc&
   }();
   const uint32_t b[2] = {one, one};
   const float zero[4] = {0.f, 0.f, 0.f, 0.f};
+  const bool upper_row = (lane_id() & 2) != 0;
   if constexpr (std::is_same_v<Policy, fold_out>) {
 #pragma unroll
     for (int m = 0; m < M; ++m) {
       float d[4];
       Mma::mma(d, a[m], b, zero);
-      fold_d(acc, d);
+      fold_d(acc, d, upper_row);
     }
   } else {
     static_assert(std::is_same_v<Policy, chain_in_tensor_core>,
@@ -225,7 +233,7 @@ __device__ __forceinline__ void reduce_fragments(const uint32_t (&a)[M][4], Acc&
     for (int m = 0; m < M; ++m) {
       Mma::mma(c, a[m], b, c);
       if ((m + 1) % MaxChain == 0 || m + 1 == M) {
-        fold_d(acc, c);
+        fold_d(acc, c, upper_row);
 #pragma unroll
         for (int i = 0; i < 4; ++i) c[i] = 0.f;
       }
@@ -353,22 +361,25 @@ __device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], A
   }
 }
 
-// acc in lanes 0, 4, ..., 28 (one per quad), the empty accumulator elsewhere: after
-// lane_tile_sum, the merge of quad_share(acc) over all 32 lanes is the warp's total.
+// acc in the even lanes (which hold disjoint shares after lane_tile_sum), the empty accumulator
+// in the odd ones: the merge of share_of(acc) over all 32 lanes is the warp's total.
 template <class Acc>
-__device__ __forceinline__ Acc quad_share(const Acc& acc) {
-  return (detail::lane_id() & 3) == 0 ? acc : Acc{};
+__device__ __forceinline__ Acc share_of(const Acc& acc) {
+  return (detail::lane_id() & 1) == 0 ? acc : Acc{};
 }
 
-// The merge of acc over the 8 quads (acc must be equal within each quad, as lane_tile_sum
-// leaves it). Every lane receives the same bits: partners combine in lane order.
+// The merge of the 16 even lanes' accumulators (acc must be equal in lanes l and l ^ 1, as
+// lane_tile_sum leaves it). Every lane receives the same bits: partners combine in lane order.
 template <class Acc>
-__device__ __forceinline__ Acc merge_quads(Acc acc) {
+__device__ __forceinline__ Acc merge_shares(Acc acc) {
   const int lane = detail::lane_id();
 #pragma unroll
-  for (int mask = 4; mask < 32; mask *= 2) {
+  for (int mask = 2; mask < 32; mask *= 2) {
     const Acc other = detail::shfl_xor(acc, mask);
-    acc = (lane & mask) ? tcr::merge(other, acc) : tcr::merge(acc, other);
+    const bool upper = (lane & mask) != 0;
+    const Acc lo = upper ? other : acc;  // select the operands, then one merge (no divergence)
+    const Acc hi = upper ? acc : other;
+    acc = tcr::merge(lo, hi);
   }
   return acc;
 }
@@ -379,7 +390,7 @@ template <class Policy, class Acc = float, tile_path Path = tile_path::native, c
 __device__ __forceinline__ Acc warp_tile_sum(const lane_tile<In> (&tiles)[R]) {
   Acc acc{};
   lane_tile_sum<Policy, Path>(tiles, acc);
-  return merge_quads(acc);
+  return merge_shares(acc);
 }
 
 // The first-order model bound (*) of the file comment for one call, times 2: the largest

@@ -24,9 +24,18 @@
 // anything; tensor_core_chain and tensor_core_fold for Sum of __half, __nv_bfloat16, e4m3, e5m2
 // and float items: each warp sums its items on the tensor cores, then the warps' totals are
 // merged as in shuffle_tree. Reduce and Dot always use the shuffle tree.
-// Default: shuffle_tree. bench/block_bench.cu measures every algorithm per input type
-// (results in bench/results/); pick tensor_core_fold for 8- and 16-bit inputs where those
-// numbers show it ahead.
+// Default: shuffle_tree (it works for every T, op and input). Per input type, the algorithm to
+// pick for Sum is tcr::block_sum_algorithm_v<In> below. bench/block_bench.cu measures every
+// algorithm per input type (bench/results/); until those numbers are committed the choice rests
+// on SASS instruction counts per call (CUDA 13.0, sm_90, 256 threads, compensated
+// neumaier<float> vs cub::BlockReduce<float> plain sum, including CUB's reuse barrier):
+//   N = 16: f16/bf16 fold 216 vs CUB 120-128, shuffle 344-352; e4m3/e5m2 fold 216-224 vs CUB
+//           152, shuffle 376; f32 shuffle 328 vs CUB 112, fold (bf16x3 split) 504;
+//   N = 64: f16/bf16 fold 296 vs CUB 240-272 (1.1-1.2x), shuffle 744-776; e4m3/e5m2 fold 288-328
+//           vs CUB 384 (below CUB), shuffle 888; f32 shuffle 712 vs CUB 208, fold 1416.
+// So tensor_core_fold for 8- and 16-bit inputs, shuffle_tree for float and double (the split
+// costs more than it saves). Fast (plain float) sums: tensor_core_chain is below CUB's count
+// for 8/16-bit inputs (f16 N = 64: 168 vs 240).
 #pragma once
 
 #include <type_traits>
@@ -41,6 +50,14 @@ enum class BlockReduceAlgorithm {
   tensor_core_chain,  // mma.sync against ones, C carries the sum (Sum of 8/16-bit and float items)
   tensor_core_fold,   // mma.sync against ones, C = 0, each D folded into T
 };
+
+// The algorithm to use for a compensated block Sum of In items (see the numbers above).
+template <class In>
+inline constexpr BlockReduceAlgorithm block_sum_algorithm_v =
+    std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16> ||
+            std::is_same_v<In, __nv_fp8_e4m3> || std::is_same_v<In, __nv_fp8_e5m2>
+        ? BlockReduceAlgorithm::tensor_core_fold
+        : BlockReduceAlgorithm::shuffle_tree;
 
 template <class T, int BLOCK_THREADS,
           BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::shuffle_tree>
@@ -61,7 +78,6 @@ class BlockReduce {
  public:
   struct TempStorage {
     T warp_partials[warps];  // [warps], one per warp, written by its lane 0
-    T result;                // the block's result, broadcast to every thread
   };
 
   __device__ __forceinline__ explicit BlockReduce(TempStorage& storage) : s_(storage) {}
@@ -70,7 +86,7 @@ class BlockReduce {
   // gets the result.
   template <class Op>
   __device__ __forceinline__ T Reduce(const T& x, Op op) {
-    return Reduce(x, op, BLOCK_THREADS);
+    return combine_warps(WarpTree().Reduce(x, op), op, warps);
   }
 
   // As above over the first num_valid threads only (linear thread rank < num_valid), for
@@ -103,7 +119,7 @@ class BlockReduce {
   // thread gets the result.
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N]) {
-    return Sum(items, BLOCK_THREADS * N);
+    return combine_warps(WarpSum().Sum(items), detail::merge_op{}, warps);
   }
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N], int num_valid) {
@@ -125,7 +141,7 @@ class BlockReduce {
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N]) {
-    return Dot(x, y, BLOCK_THREADS * N);
+    return combine_warps(WarpTree().Dot(x, y), detail::merge_op{}, warps);
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N], int num_valid) {
@@ -141,30 +157,34 @@ class BlockReduce {
     return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   }
 
-  // Every warp holds its total in all lanes (or T{} where it had nothing valid); warp 0 merges
-  // the first valid_warps of them in order and every thread gets the result. Three barriers:
-  // partials written, result written, result read (so the storage may be reused on return).
+  // Every warp holds its total in all lanes (or T{} where it had nothing valid). Each warp then
+  // merges the first valid_warps totals itself, in the same fixed order (a tree over warp
+  // ranks), so every thread gets the same bits without a broadcast through shared memory. Two
+  // barriers: the totals are written; every warp has read them (so the storage may be reused
+  // on return).
   template <class Op>
   __device__ __forceinline__ T combine_warps(const T& warp_total, Op op, int valid_warps) {
-    const int tid = linear_tid();
-    const int warp = tid / 32;
-    const int lane = tid & 31;
-    if (warps == 1) {
+    using namespace detail;
+    if constexpr (warps == 1) {
       // One warp: its total is already in every lane; the barrier keeps the reuse contract.
       __syncthreads();
       return warp_total;
+    } else {
+      const int tid = linear_tid();
+      const int warp = tid / 32;
+      const int lane = tid & 31;
+      if (lane == 0) s_.warp_partials[warp] = warp_total;
+      __syncthreads();
+      T partial = lane < valid_warps ? s_.warp_partials[lane] : T{};
+#pragma unroll
+      for (int delta = 1; delta < warps; delta *= 2) {
+        const T other = shfl_down(full_warp_mask, partial, delta);
+        if (lane + delta < valid_warps) partial = op(partial, other);  // never past valid_warps
+      }
+      const T total = shfl(full_warp_mask, partial, 0);
+      __syncthreads();  // every warp has read s_.warp_partials: the storage may be reused
+      return total;
     }
-    if (lane == 0) s_.warp_partials[warp] = warp_total;
-    __syncthreads();
-    if (warp == 0) {
-      const T partial = lane < valid_warps ? s_.warp_partials[lane] : T{};
-      const T total = WarpTree().Reduce(partial, op, valid_warps);
-      if (lane == 0) s_.result = total;
-    }
-    __syncthreads();
-    const T total = s_.result;
-    __syncthreads();  // every thread has read s_.result: the storage may be reused
-    return total;
   }
 
   TempStorage& s_;

@@ -22,7 +22,7 @@
 //                      into bf16 parts) items: the lane's items are loaded into A fragments and
 //                      summed by mma.sync against ones, C carrying the sum through the lane's
 //                      ceil(N / E) tiles (E = 8 items per lane and tile for 16-bit and float,
-//                      16 for 8-bit), then folded into T and merged over the quads
+//                      16 for 8-bit), then folded into T and merged over the lanes
 //                      (mma/tile_sum.cuh, chain_in_tensor_core). Error: see that header.
 //   tensor_core_fold   as above with C = 0 for every MMA and each D folded into T (fold_out):
 //                      with a compensated T the only error is the MMA's own alignment, and none
@@ -66,6 +66,19 @@ __device__ __forceinline__ T shfl_down(unsigned mask, const T& v, int delta) {
   } in{v}, out{};
 #pragma unroll
   for (int i = 0; i < words; ++i) out.w[i] = __shfl_down_sync(mask, in.w[i], delta);
+  return out.value;
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(unsigned mask, const T& v, int lane_mask) {
+  static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
+  constexpr int words = (sizeof(T) + 3) / 4;
+  union {
+    T value;
+    uint32_t w[words];
+  } in{v}, out{};
+#pragma unroll
+  for (int i = 0; i < words; ++i) out.w[i] = __shfl_xor_sync(mask, in.w[i], lane_mask);
   return out.value;
 }
 
@@ -143,9 +156,21 @@ class WarpReduce {
 
   // Reduce one value per lane with op (associative; applied in a fixed tree order, and always
   // as op(lower lanes, higher lanes), so it need not be commutative). Every lane gets the result.
+  // A butterfly: every lane computes the same tree, so no broadcast is needed.
   template <class Op>
-  __device__ __forceinline__ T Reduce(const T& x, Op op) const {
-    return Reduce(x, op, 32);
+  __device__ __forceinline__ T Reduce(T x, Op op) const {
+    using namespace detail;
+    const int lane = static_cast<int>(lane_id());
+#pragma unroll
+    for (int mask = 1; mask < 32; mask *= 2) {
+      const T other = shfl_xor(full_warp_mask, x, mask);
+      const bool upper = (lane & mask) != 0;
+      // op(lower block, higher block) in both partners: the same bits in every lane
+      const T lo = upper ? other : x;
+      const T hi = upper ? x : other;
+      x = op(lo, hi);
+    }
+    return x;
   }
 
   // As above over lanes [0, valid_lanes) only; valid_lanes in [1, 32]. The other lanes' values
@@ -153,6 +178,7 @@ class WarpReduce {
   template <class Op>
   __device__ __forceinline__ T Reduce(T x, Op op, int valid_lanes) const {
     using namespace detail;
+    if (valid_lanes >= 32) return Reduce(x, op);
     const int lane = static_cast<int>(lane_id());
 #pragma unroll
     for (int delta = 1; delta < 32; delta *= 2) {
@@ -176,7 +202,11 @@ class WarpReduce {
   // The sum of the warp's 32 N items (blocked arrangement). Every lane gets the result.
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N]) const {
-    return Sum(items, 32 * N);
+    if constexpr (detail::is_tensor_core_v<Algorithm>) {
+      return mma::merge_shares(LanePartial(items, N));
+    } else {
+      return Reduce(LanePartial(items, N), detail::merge_op{});
+    }
   }
 
   // As above over the warp's first num_valid items only (num_valid in [0, 32 N]; 0 gives the
@@ -185,7 +215,7 @@ class WarpReduce {
   __device__ __forceinline__ T Sum(const In (&items)[N], int num_valid) const {
     const int lane = static_cast<int>(detail::lane_id());
     if constexpr (detail::is_tensor_core_v<Algorithm>) {
-      return mma::merge_quads(LanePartial(items, num_valid - lane * N));
+      return mma::merge_shares(LanePartial(items, num_valid - lane * N));
     } else {
       const int valid_lanes = (num_valid + N - 1) / N;
       if (valid_lanes <= 0) return T{};
@@ -201,11 +231,14 @@ class WarpReduce {
   __device__ __forceinline__ T Dot(const X& x, const Y& y) const {
     const X xs[1] = {x};
     const Y ys[1] = {y};
-    return Dot(xs, ys, 32);
+    return Dot(xs, ys);
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N]) const {
-    return Dot(x, y, 32 * N);
+    T acc{};
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc = detail::accumulate_product(acc, x[i], y[i]);
+    return Reduce(acc, detail::merge_op{});
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N], int num_valid) const {
@@ -222,9 +255,9 @@ class WarpReduce {
 
   // This lane's share of the sum of the items, before the lanes are combined: the merge of
   // LanePartial over all 32 lanes is the warp's sum. `mine` is how many of this lane's items
-  // count (clamped to [0, N]). With a tensor-core algorithm all 32 lanes must call, and the
-  // shares are quad-shared (equal within each group of 4 lanes; see mma/tile_sum.cuh):
-  // mma::quad_share or mma::merge_quads combine them. For blocks and device-wide reductions.
+  // count (clamped to [0, N]). With a tensor-core algorithm all 32 lanes must call, and lanes
+  // l and l ^ 1 hold the same share (see mma/tile_sum.cuh): mma::share_of or mma::merge_shares
+  // combine them. For blocks and device-wide reductions.
   template <class In, int N>
   __device__ __forceinline__ T LanePartial(const In (&items)[N], int mine) const {
     if constexpr (detail::is_tensor_core_v<Algorithm>) {

@@ -105,7 +105,7 @@ inline double gamma(int h, double u) { return h * u / (1 - h * u); }
 //     mma/tile_sum.cuh (steps: the MMA steps one chain holds; S' = S, or (1 + 2^-7) S for the
 //     bf16 parts of floats; E = 0 for e4m3, exact), then the accumulator T over the D values,
 //     whose absolute sum is at most S' + E <= 2 S, along a tree of height h <= 2 M + 3 + 5
-//     (2 folds per MMA for M MMAs per lane, the quads, the block):
+//     (at most 2 folds per MMA for M MMAs per lane, the lane shares, the block):
 //     plain T: E + gamma_h 2 S;  neumaier<T>: E + u(|s| + E) + gamma_h^2 2 S.
 struct bound_model {
   bool compensated;  // T is neumaier<...>
