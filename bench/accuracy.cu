@@ -41,32 +41,44 @@ using tcr::test::rng64;
 
 // Exponent range of the normal numbers of each type, and of the result type.
 struct type_range {
-  int emin;  // smallest normal is 2^emin
-  int emax;  // largest finite value is below 2^(emax + 1)
+  int emin; // smallest normal is 2^emin
+  int emax; // largest finite value is below 2^(emax + 1)
 };
 
 template <class T>
 type_range range_of() {
-  if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return {-6, 8};
-  else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) return {-14, 15};
-  else if constexpr (std::is_same_v<T, __half>) return {-14, 15};
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return {-126, 127};
-  else if constexpr (std::is_same_v<T, float>) return {-126, 127};
-  else return {-1022, 1023};
+  if constexpr (std::is_same_v<T, __nv_fp8_e4m3>)
+    return {-6, 8};
+  else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>)
+    return {-14, 15};
+  else if constexpr (std::is_same_v<T, __half>)
+    return {-14, 15};
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return {-126, 127};
+  else if constexpr (std::is_same_v<T, float>)
+    return {-126, 127};
+  else
+    return {-1022, 1023};
 }
 
 template <class T>
 T to_type(double v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else if constexpr (std::is_same_v<T, float>) return static_cast<float>(v);
-  else return T(static_cast<float>(v));
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(v);
+  else
+    return T(static_cast<float>(v));
 }
 
 template <class T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else if constexpr (std::is_same_v<T, float>) return static_cast<double>(v);
-  else return static_cast<double>(static_cast<float>(v));
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<double>(v);
+  else
+    return static_cast<double>(static_cast<float>(v));
 }
 
 // v rounded to T, as a double (exact).
@@ -75,7 +87,7 @@ double round_to(double v) {
   return to_double(to_type<T>(v));
 }
 
-double normal(rng64& rng) {  // Box-Muller
+double normal(rng64& rng) { // Box-Muller
   const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
@@ -86,7 +98,7 @@ struct data_set {
   std::string generator;  // how it was made
   double target_cond = 0; // the condition number asked for (0: not a conditioning set)
   std::uint64_t seed = 0;
-  std::function<void(data_set&)> make;  // fills x (and y); run in a worker thread
+  std::function<void(data_set&)> make; // fills x (and y); run in a worker thread
   std::vector<double> x, y;
 };
 
@@ -95,8 +107,8 @@ struct data_set {
 template <class T>
 struct pairs_plan {
   int e_lo, e_hi;
-  double smallest;  // the smallest normal of T
-  double max_k;     // how many signal values of at least `smallest` the target allows
+  double smallest; // the smallest normal of T
+  double max_k;    // how many signal values of at least `smallest` the target allows
   double signal_mass;
 
   pairs_plan(std::size_t n, double cond) {
@@ -118,7 +130,8 @@ template <class T>
 void pairs_with_signal(std::size_t n, double cond, bool dot, data_set& d) {
   const pairs_plan<T> p(n, cond);
   rng64 rng(d.seed);
-  const std::size_t k = static_cast<std::size_t>(std::clamp(p.max_k, 1.0, static_cast<double>(n / 2)));
+  const std::size_t k =
+      static_cast<std::size_t>(std::clamp(p.max_k, 1.0, static_cast<double>(n / 2)));
   const double w = std::min(std::max(p.signal_mass / static_cast<double>(k), p.smallest),
                             std::ldexp(1.0, p.e_hi));
   std::vector<std::pair<double, double>> xy;
@@ -128,19 +141,25 @@ void pairs_with_signal(std::size_t n, double cond, bool dot, data_set& d) {
     xy.emplace_back(v, dot ? round_to<T>(1.0 + rng.uniform()) : 1.0);
   }
   while (xy.size() + 2 <= n) {
-    const double v = round_to<T>(std::ldexp(1.0 + rng.uniform(), static_cast<int>(rng.integer(p.e_lo, p.e_hi))));
+    const double v =
+        round_to<T>(std::ldexp(1.0 + rng.uniform(), static_cast<int>(rng.integer(p.e_lo, p.e_hi))));
     const double s = rng.coin() ? v : -v;
-    const double yv = dot ? round_to<T>(std::ldexp(1.0 + rng.uniform(), static_cast<int>(rng.integer(-1, 1)))) : 1.0;
+    const double yv =
+        dot ? round_to<T>(std::ldexp(1.0 + rng.uniform(), static_cast<int>(rng.integer(-1, 1))))
+            : 1.0;
     xy.emplace_back(s, yv);
     xy.emplace_back(-s, yv);
   }
-  while (xy.size() < n) xy.emplace_back(0.0, 1.0);
+  while (xy.size() < n)
+    xy.emplace_back(0.0, 1.0);
   rng.shuffle(xy);
   d.x.resize(n);
-  if (dot) d.y.resize(n);
+  if (dot)
+    d.y.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     d.x[i] = xy[i].first;
-    if (dot) d.y[i] = xy[i].second;
+    if (dot)
+      d.y[i] = xy[i].second;
   }
 }
 
@@ -151,7 +170,7 @@ std::vector<data_set> make_sets(op_kind op, std::size_t n, std::uint64_t base_se
   const type_range r = range_of<T>();
   const type_range rr = range_of<result_t<T>>();
   const bool dot = op == op_kind::dot;
-  const bool signed_data = op != op_kind::sum && op != op_kind::dot;  // asum, nrm2: signs random
+  const bool signed_data = op != op_kind::sum && op != op_kind::dot; // asum, nrm2: signs random
   std::vector<data_set> sets;
   std::uint64_t seed = base_seed;
   auto add = [&](const std::string& name, const std::string& gen, double cond,
@@ -165,7 +184,8 @@ std::vector<data_set> make_sets(op_kind op, std::size_t n, std::uint64_t base_se
         rng64 rng(which ? d.seed ^ 0x5eedull : d.seed);
         auto& v = which ? d.y : d.x;
         v.resize(n);
-        for (auto& e : v) e = round_to<T>(draw(rng));
+        for (auto& e : v)
+          e = round_to<T>(draw(rng));
       }
     };
   };
@@ -177,9 +197,11 @@ std::vector<data_set> make_sets(op_kind op, std::size_t n, std::uint64_t base_se
     // the sum, products and squares finite in the result type.
     const bool squares = op == op_kind::dot || op == op_kind::nrm2;
     int lo = std::max(r.emin, -30), hi = std::min(r.emax - 1, 30);
-    if (squares) lo /= 2, hi /= 2;
+    if (squares)
+      lo /= 2, hi /= 2;
     std::ostringstream g;
-    g << (signed_data ? "random sign" : "positive") << ", U[1,2) 2^e, e in [" << lo << ", " << hi << "]";
+    g << (signed_data ? "random sign" : "positive") << ", U[1,2) 2^e, e in [" << lo << ", " << hi
+      << "]";
     add("wide", g.str(), 0, drawn([lo, hi, signed_data](rng64& q) {
           const double v = std::ldexp(1.0 + q.uniform(), static_cast<int>(q.integer(lo, hi)));
           return signed_data && q.coin() ? -v : v;
@@ -204,7 +226,8 @@ std::vector<data_set> make_sets(op_kind op, std::size_t n, std::uint64_t base_se
       } else {
         add(name, "cancelling pairs plus positive values carrying sum|x| / cond", cond,
             [n, cond, dot](data_set& d) { pairs_with_signal<T>(n, cond, dot, d); });
-        if (!pairs_plan<T>(n, cond).reachable()) break;  // the highest reachable: stop here
+        if (!pairs_plan<T>(n, cond).reachable())
+          break; // the highest reachable: stop here
       }
     }
   }
@@ -225,13 +248,14 @@ std::vector<data_set> make_sets(op_kind op, std::size_t n, std::uint64_t base_se
 // The exact result and the condition number of one set.
 struct reference {
   mp exact{mp::exact_dot_bits};
-  double cond = 0;  // sum: sum|x| / |sum x|; dot: 2 |x|^T |y| / |x^T y|; nrm2, asum: 1
+  double cond = 0; // sum: sum|x| / |sum x|; dot: 2 |x|^T |y| / |x^T y|; nrm2, asum: 1
 };
 
 reference exact_of(op_kind op, const data_set& d) {
   reference r;
   std::vector<double> ax(d.x.size());
-  for (std::size_t i = 0; i < d.x.size(); ++i) ax[i] = std::fabs(d.x[i]);
+  for (std::size_t i = 0; i < d.x.size(); ++i)
+    ax[i] = std::fabs(d.x[i]);
   if (op == op_kind::sum) {
     r.exact = tcr::test::exact_sum(d.x, mp::exact_dot_bits);
     const mp abs_sum = tcr::test::exact_sum(ax, mp::exact_dot_bits);
@@ -239,12 +263,13 @@ reference exact_of(op_kind op, const data_set& d) {
   } else if (op == op_kind::dot) {
     r.exact = tcr::test::exact_dot(d.x, d.y);
     std::vector<double> ay(d.y.size());
-    for (std::size_t i = 0; i < d.y.size(); ++i) ay[i] = std::fabs(d.y[i]);
+    for (std::size_t i = 0; i < d.y.size(); ++i)
+      ay[i] = std::fabs(d.y[i]);
     const mp abs_dot = tcr::test::exact_dot(ax, ay);
     r.cond = std::fabs(2 * abs_dot.to_double() / r.exact.to_double());
   } else if (op == op_kind::nrm2) {
     r.exact = tcr::test::exact_dot(d.x, d.x);
-    mpfr_sqrt(r.exact.get(), r.exact.get(), MPFR_RNDN);  // within 2^-4400 relative
+    mpfr_sqrt(r.exact.get(), r.exact.get(), MPFR_RNDN); // within 2^-4400 relative
     r.cond = 1;
   } else {
     r.exact = tcr::test::exact_sum(ax, mp::exact_dot_bits);
@@ -255,8 +280,10 @@ reference exact_of(op_kind op, const data_set& d) {
 
 // |res - exact| / |exact| (rounded up); inf / nan results give inf / nan.
 double relative_error(double res, const mp& exact) {
-  if (std::isnan(res)) return NAN;
-  if (std::isinf(res)) return INFINITY;
+  if (std::isnan(res))
+    return NAN;
+  if (std::isinf(res))
+    return INFINITY;
   const double abs_err = tcr::test::abs_error(res, exact);
   mp e(exact);
   mpfr_abs(e.get(), e.get(), MPFR_RNDN);
@@ -265,8 +292,10 @@ double relative_error(double res, const mp& exact) {
 }
 
 std::string json_number(double v) {
-  if (std::isnan(v)) return "\"nan\"";
-  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  if (std::isnan(v))
+    return "\"nan\"";
+  if (std::isinf(v))
+    return v > 0 ? "\"inf\"" : "\"-inf\"";
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
@@ -275,7 +304,8 @@ std::string json_number(double v) {
 std::string json_string(const std::string& s) {
   std::string r = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
+    if (c == '"' || c == '\\')
+      r += '\\';
     r += c;
   }
   return r + "\"";
@@ -290,13 +320,15 @@ struct options {
 
 // Runs every method of (op, type) on one set; appends JSON records to `rows`.
 template <class T>
-void run_set(op_kind op, const data_set& d, const reference& ref, std::size_t n, cudaStream_t stream,
-             device_memory& d_x, device_memory& d_y, device_memory& d_out, device_memory& d_temp,
-             std::vector<std::string>& rows) {
+void run_set(op_kind op, const data_set& d, const reference& ref, std::size_t n,
+             cudaStream_t stream, device_memory& d_x, device_memory& d_y, device_memory& d_out,
+             device_memory& d_temp, std::vector<std::string>& rows) {
   using R = result_t<T>;
   std::vector<T> hx(n), hy(d.y.empty() ? 0 : n);
-  for (std::size_t i = 0; i < n; ++i) hx[i] = to_type<T>(d.x[i]);
-  for (std::size_t i = 0; i < hy.size(); ++i) hy[i] = to_type<T>(d.y[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    hx[i] = to_type<T>(d.x[i]);
+  for (std::size_t i = 0; i < hy.size(); ++i)
+    hy[i] = to_type<T>(d.y[i]);
   d_x.reserve(n * sizeof(T));
   TCR_BENCH_CHECK(cudaMemcpy(d_x.get(), hx.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   if (!hy.empty()) {
@@ -304,36 +336,43 @@ void run_set(op_kind op, const data_set& d, const reference& ref, std::size_t n,
     TCR_BENCH_CHECK(cudaMemcpy(d_y.get(), hy.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   }
   for (const bench_case& c : cases()) {
-    if (c.op != op || c.type != dtype_of<T>()) continue;
+    if (c.op != op || c.type != dtype_of<T>())
+      continue;
     std::string status = "ok";
     R res[2] = {R(0), R(0)};
     try {
-      call_args args{d_x.get(), hy.empty() ? nullptr : d_y.get(), d_out.get(), static_cast<std::int64_t>(n), stream};
+      call_args args{d_x.get(), hy.empty() ? nullptr : d_y.get(), d_out.get(),
+                     static_cast<std::int64_t>(n), stream};
       std::size_t bytes = 0;
       TCR_BENCH_CHECK(c.call(nullptr, bytes, args));
       void* temp = d_temp.reserve(std::max<std::size_t>(bytes, 256));
       for (R& r : res) {
-        TCR_BENCH_CHECK(cudaMemsetAsync(d_out.get(), 0xff, sizeof(R), stream));  // NaN if unwritten
+        TCR_BENCH_CHECK(cudaMemsetAsync(d_out.get(), 0xff, sizeof(R), stream)); // NaN if unwritten
         TCR_BENCH_CHECK(c.call(temp, bytes, args));
-        TCR_BENCH_CHECK(cudaMemcpyAsync(&r, d_out.get(), sizeof(R), cudaMemcpyDeviceToHost, stream));
+        TCR_BENCH_CHECK(
+            cudaMemcpyAsync(&r, d_out.get(), sizeof(R), cudaMemcpyDeviceToHost, stream));
         TCR_BENCH_CHECK(cudaStreamSynchronize(stream));
       }
     } catch (const std::exception& e) {
       status = e.what();
     }
     double value = static_cast<double>(res[0]);
-    if (c.squared) value = static_cast<double>(std::sqrt(res[0]));  // in the result type
+    if (c.squared)
+      value = static_cast<double>(std::sqrt(res[0])); // in the result type
     std::ostringstream row;
-    row << "{\"op\": " << json_string(name(op)) << ", \"type\": " << json_string(name(dtype_of<T>()))
+    row << "{\"op\": " << json_string(name(op))
+        << ", \"type\": " << json_string(name(dtype_of<T>()))
         << ", \"method\": " << json_string(c.method) << ", \"set\": " << json_string(d.name)
         << ", \"generator\": " << json_string(d.generator) << ", \"seed\": " << d.seed
         << ", \"n\": " << n << ", \"target_cond\": " << json_number(d.target_cond)
-        << ", \"cond\": " << json_number(ref.cond) << ", \"exact\": " << json_number(ref.exact.to_double())
+        << ", \"cond\": " << json_number(ref.cond)
+        << ", \"exact\": " << json_number(ref.exact.to_double())
         << ", \"status\": " << json_string(status);
     if (status == "ok") {
       row << ", \"result\": " << json_number(value)
           << ", \"rel_error\": " << json_number(relative_error(value, ref.exact))
-          << ", \"reproducible\": " << (std::memcmp(&res[0], &res[1], sizeof(R)) == 0 ? "true" : "false");
+          << ", \"reproducible\": "
+          << (std::memcmp(&res[0], &res[1], sizeof(R)) == 0 ? "true" : "false");
     }
     row << "}";
     rows.push_back(row.str());
@@ -342,11 +381,14 @@ void run_set(op_kind op, const data_set& d, const reference& ref, std::size_t n,
 
 template <class T>
 void run_type(const options& o, cudaStream_t stream, std::vector<std::string>& rows) {
-  if (!o.types.empty() && !o.types.count(name(dtype_of<T>()))) return;
+  if (!o.types.empty() && !o.types.count(name(dtype_of<T>())))
+    return;
   device_memory d_x, d_y, d_out, d_temp;
-  if (!o.sets_only) d_out.reserve(256);
+  if (!o.sets_only)
+    d_out.reserve(256);
   for (op_kind op : {op_kind::sum, op_kind::dot, op_kind::nrm2, op_kind::asum}) {
-    if (!o.ops.empty() && !o.ops.count(name(op))) continue;
+    if (!o.ops.empty() && !o.ops.count(name(op)))
+      continue;
     const std::uint64_t base = 1000u * (static_cast<std::uint64_t>(dtype_of<T>()) + 1) +
                                100u * static_cast<std::uint64_t>(op);
     std::vector<data_set> sets = make_sets<T>(op, o.n, base);
@@ -372,8 +414,8 @@ void run_type(const options& o, cudaStream_t stream, std::vector<std::string>& r
   std::fprintf(stderr, "tcr_accuracy: %s done\n", name(dtype_of<T>()));
 }
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench
 
 int main(int argc, char** argv) {
   using namespace tcr::bench;
@@ -385,17 +427,28 @@ int main(int argc, char** argv) {
       return a.compare(0, k, key) == 0 && a.size() > k && a[k] == '=' ? argv[i] + k + 1 : nullptr;
     };
     std::stringstream list;
-    if (a == "--sets_only") o.sets_only = true;
-    else if (const char* v = value("--out")) o.out = v;
-    else if (const char* v = value("--n")) o.n = std::stoull(v);
-    else if (const char* v = value("--types")) { list << v; for (std::string t; std::getline(list, t, ',');) o.types.insert(t); }
-    else if (const char* v = value("--ops")) { list << v; for (std::string t; std::getline(list, t, ',');) o.ops.insert(t); }
-    else {
-      std::fprintf(stderr, "usage: tcr_accuracy [--out=FILE] [--n=N] [--types=f32,...] [--ops=sum,...]\n");
+    if (a == "--sets_only")
+      o.sets_only = true;
+    else if (const char* v = value("--out"))
+      o.out = v;
+    else if (const char* v = value("--n"))
+      o.n = std::stoull(v);
+    else if (const char* v = value("--types")) {
+      list << v;
+      for (std::string t; std::getline(list, t, ',');)
+        o.types.insert(t);
+    } else if (const char* v = value("--ops")) {
+      list << v;
+      for (std::string t; std::getline(list, t, ',');)
+        o.ops.insert(t);
+    } else {
+      std::fprintf(stderr,
+                   "usage: tcr_accuracy [--out=FILE] [--n=N] [--types=f32,...] [--ops=sum,...]\n");
       return 2;
     }
   }
-  if (o.n < 4) o.n = 4;
+  if (o.n < 4)
+    o.n = 4;
   if (const std::string why = no_device_reason(); !why.empty() && !o.sets_only) {
     std::fprintf(stderr, "tcr_accuracy: no CUDA device (%s): nothing measured\n", why.c_str());
     return 1;
@@ -403,7 +456,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> rows;
   try {
     cudaStream_t stream = nullptr;
-    if (!o.sets_only) TCR_BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    if (!o.sets_only)
+      TCR_BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     run_type<__nv_fp8_e4m3>(o, stream, rows);
     run_type<__nv_fp8_e5m2>(o, stream, rows);
     run_type<__half>(o, stream, rows);
@@ -414,16 +468,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tcr_accuracy: %s\n", e.what());
     return 1;
   }
-  if (o.sets_only) return 0;
+  if (o.sets_only)
+    return 0;
   const device_facts& f = facts();
   FILE* out = std::fopen(o.out.c_str(), "w");
   if (!out) {
     std::fprintf(stderr, "tcr_accuracy: cannot write %s\n", o.out.c_str());
     return 1;
   }
-  std::fprintf(out, "{\n\"context\": {\"gpu\": %s, \"cuda_runtime\": %d, \"cuda_driver\": %d, \"n\": %zu",
-               json_string(f.name).c_str(), f.runtime_version, f.driver_version, o.n);
-  for (const auto& [k, v] : context_entries()) std::fprintf(out, ", %s: %s", json_string(k).c_str(), json_string(v).c_str());
+  std::fprintf(
+      out, "{\n\"context\": {\"gpu\": %s, \"cuda_runtime\": %d, \"cuda_driver\": %d, \"n\": %zu",
+      json_string(f.name).c_str(), f.runtime_version, f.driver_version, o.n);
+  for (const auto& [k, v] : context_entries())
+    std::fprintf(out, ", %s: %s", json_string(k).c_str(), json_string(v).c_str());
   std::fprintf(out, "},\n\"results\": [\n");
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::fprintf(out, "%s%s\n", rows[i].c_str(), i + 1 < rows.size() ? "," : "");

@@ -9,7 +9,7 @@ namespace tcr::bench {
 namespace {
 
 constexpr int read_threads = 256;
-constexpr int read_unroll = 4;  // 16-byte loads in flight per thread and array
+constexpr int read_unroll = 4; // 16-byte loads in flight per thread and array
 
 // Folds every word of [a, a + vecs) (and of b) into one, stored only when it equals `key`, which
 // the compiler cannot know: the loads stay, and the store practically never happens.
@@ -24,15 +24,18 @@ __global__ void __launch_bounds__(read_threads)
     uint4 va[read_unroll];
     uint4 vb[read_unroll];
 #pragma unroll
-    for (int u = 0; u < read_unroll; ++u) va[u] = a[i + u * stride];
+    for (int u = 0; u < read_unroll; ++u)
+      va[u] = a[i + u * stride];
     if (b) {
 #pragma unroll
-      for (int u = 0; u < read_unroll; ++u) vb[u] = b[i + u * stride];
+      for (int u = 0; u < read_unroll; ++u)
+        vb[u] = b[i + u * stride];
     }
 #pragma unroll
     for (int u = 0; u < read_unroll; ++u) {
       acc ^= va[u].x ^ va[u].y ^ va[u].z ^ va[u].w;
-      if (b) acc ^= vb[u].x ^ vb[u].y ^ vb[u].z ^ vb[u].w;
+      if (b)
+        acc ^= vb[u].x ^ vb[u].y ^ vb[u].z ^ vb[u].w;
     }
   }
   for (; i < vecs; i += stride) {
@@ -45,14 +48,16 @@ __global__ void __launch_bounds__(read_threads)
   }
   if (blockIdx.x == 0 && threadIdx.x < static_cast<unsigned>(tail_bytes)) {
     acc ^= tail_a[threadIdx.x];
-    if (tail_b) acc ^= tail_b[threadIdx.x];
+    if (tail_b)
+      acc ^= tail_b[threadIdx.x];
   }
-  if (acc == key) *sink = acc;
+  if (acc == key)
+    *sink = acc;
 }
 
 cudaError_t read_call(void* temp, std::size_t& temp_bytes, const call_args& a, dtype t, bool two) {
   if (!temp) {
-    temp_bytes = sizeof(unsigned);  // the sink
+    temp_bytes = sizeof(unsigned); // the sink
     return cudaSuccess;
   }
   // Inputs come from cudaMalloc at 256-byte offsets: 16-byte aligned.
@@ -62,8 +67,10 @@ cudaError_t read_call(void* temp, std::size_t& temp_bytes, const call_args& a, d
   const std::int64_t per_block = static_cast<std::int64_t>(read_threads) * read_unroll;
   const std::int64_t max_blocks = static_cast<std::int64_t>(facts().sms) * (2048 / read_threads);
   std::int64_t blocks = (vecs + per_block - 1) / per_block;
-  if (blocks > max_blocks) blocks = max_blocks;
-  if (blocks < 1) blocks = 1;
+  if (blocks > max_blocks)
+    blocks = max_blocks;
+  if (blocks < 1)
+    blocks = 1;
   const auto* xa = static_cast<const unsigned char*>(a.x);
   const auto* ya = two ? static_cast<const unsigned char*>(a.y) : nullptr;
   read_kernel<<<static_cast<unsigned>(blocks), read_threads, 0, a.stream>>>(
@@ -88,5 +95,5 @@ const case_adder add{[] {
   }
 }};
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench

@@ -8,7 +8,7 @@ namespace tcr::bench {
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
-    cudaGetLastError();  // clear it, so the next benchmark does not see it again
+    cudaGetLastError(); // clear it, so the next benchmark does not see it again
     throw cuda_error(std::string(what) + ": " + cudaGetErrorString(e));
   }
 }
@@ -16,8 +16,10 @@ void check(cudaError_t e, const char* what) {
 std::string no_device_reason() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  if (count == 0) return "no CUDA device found";
+  if (e != cudaSuccess)
+    return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+  if (count == 0)
+    return "no CUDA device found";
   return "";
 }
 
@@ -43,7 +45,8 @@ const device_facts& facts() {
 }
 
 void* device_memory::reserve(std::size_t bytes) {
-  if (bytes <= bytes_) return p_;
+  if (bytes <= bytes_)
+    return p_;
   release();
   TCR_BENCH_CHECK(cudaMalloc(&p_, bytes));
   bytes_ = bytes;
@@ -51,7 +54,8 @@ void* device_memory::reserve(std::size_t bytes) {
 }
 
 void device_memory::release() {
-  if (p_) cudaFree(p_);
+  if (p_)
+    cudaFree(p_);
   p_ = nullptr;
   bytes_ = 0;
 }
@@ -67,8 +71,10 @@ __host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
 
 template <class T>
 __device__ T from_float(float v) {
-  if constexpr (std::is_same_v<T, double>) return static_cast<double>(v);
-  else return static_cast<T>(v);
+  if constexpr (std::is_same_v<T, double>)
+    return static_cast<double>(v);
+  else
+    return static_cast<T>(v);
 }
 
 template <class T>
@@ -76,15 +82,17 @@ __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t seed) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    const std::uint64_t h = splitmix64(seed * 0x632be59bd9b4e019ull + static_cast<std::uint64_t>(i));
-    const float u = static_cast<float>(h >> 40) * 0x1p-23f - 1.0f;  // uniform in [-1, 1)
+    const std::uint64_t h =
+        splitmix64(seed * 0x632be59bd9b4e019ull + static_cast<std::uint64_t>(i));
+    const float u = static_cast<float>(h >> 40) * 0x1p-23f - 1.0f; // uniform in [-1, 1)
     p[i] = from_float<T>(u);
   }
 }
 
 template <class T>
 void fill_typed(void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream) {
-  if (n <= 0) return;
+  if (n <= 0)
+    return;
   const int threads = 256;
   const std::int64_t want = (n + threads - 1) / threads;
   const int blocks = static_cast<int>(want < 65536 ? want : 65536);
@@ -97,7 +105,8 @@ __global__ void clock_probe_kernel(long long cycles, unsigned long long* out) {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   const long long c0 = clock64();
   long long c1 = c0;
-  while (c1 - c0 < cycles) c1 = clock64();
+  while (c1 - c0 < cycles)
+    c1 = clock64();
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
   out[0] = static_cast<unsigned long long>(c1 - c0);
   out[1] = t1 - t0;
@@ -115,7 +124,7 @@ __global__ void gate_kernel(volatile int* flags, unsigned long long timeout_ns) 
   }
 }
 
-}  // namespace
+} // namespace
 
 stream_gate::stream_gate(double timeout_ms)
     : timeout_ns_(static_cast<unsigned long long>(timeout_ms * 1e6)) {
@@ -127,7 +136,8 @@ stream_gate::stream_gate(double timeout_ms)
 }
 
 stream_gate::~stream_gate() {
-  if (flags_) cudaFreeHost(const_cast<int*>(flags_));
+  if (flags_)
+    cudaFreeHost(const_cast<int*>(flags_));
 }
 
 cudaError_t stream_gate::close(cudaStream_t stream) {
@@ -135,8 +145,10 @@ cudaError_t stream_gate::close(cudaStream_t stream) {
   flags_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   int* d = nullptr;
-  cudaError_t e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), const_cast<int*>(flags_), 0);
-  if (e != cudaSuccess) return e;
+  cudaError_t e =
+      cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), const_cast<int*>(flags_), 0);
+  if (e != cudaSuccess)
+    return e;
   gate_kernel<<<1, 1, 0, stream>>>(d, timeout_ns_);
   return cudaGetLastError();
 }
@@ -147,16 +159,24 @@ void stream_gate::open() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-bool stream_gate::timed_out() const { return flags_[1] != 0; }
+bool stream_gate::timed_out() const {
+  return flags_[1] != 0;
+}
 
 void fill_random(dtype t, void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream) {
   switch (t) {
-    case dtype::e4m3: return fill_typed<__nv_fp8_e4m3>(p, n, seed, stream);
-    case dtype::e5m2: return fill_typed<__nv_fp8_e5m2>(p, n, seed, stream);
-    case dtype::f16: return fill_typed<__half>(p, n, seed, stream);
-    case dtype::bf16: return fill_typed<__nv_bfloat16>(p, n, seed, stream);
-    case dtype::f32: return fill_typed<float>(p, n, seed, stream);
-    case dtype::f64: return fill_typed<double>(p, n, seed, stream);
+  case dtype::e4m3:
+    return fill_typed<__nv_fp8_e4m3>(p, n, seed, stream);
+  case dtype::e5m2:
+    return fill_typed<__nv_fp8_e5m2>(p, n, seed, stream);
+  case dtype::f16:
+    return fill_typed<__half>(p, n, seed, stream);
+  case dtype::bf16:
+    return fill_typed<__nv_bfloat16>(p, n, seed, stream);
+  case dtype::f32:
+    return fill_typed<float>(p, n, seed, stream);
+  case dtype::f64:
+    return fill_typed<double>(p, n, seed, stream);
   }
 }
 
@@ -166,7 +186,8 @@ std::size_t input_cache::stride() const {
 }
 
 void input_cache::prepare(dtype t, std::int64_t n, int inputs, int copies, cudaStream_t stream) {
-  if (t == type_ && n == n_ && inputs <= inputs_ && copies <= copies_) return;
+  if (t == type_ && n == n_ && inputs <= inputs_ && copies <= copies_)
+    return;
   // Keep what is there when only more copies or a second input are asked for; else start over.
   const bool same = (t == type_ && n == n_);
   const int new_inputs = same && inputs_ > inputs ? inputs_ : inputs;
@@ -174,14 +195,17 @@ void input_cache::prepare(dtype t, std::int64_t n, int inputs, int copies, cudaS
   type_ = t;
   n_ = n;
   const std::size_t need = stride() * 2 * static_cast<std::size_t>(new_copies);
-  if (need > mem_.capacity()) mem_.release();  // free first: the old and new buffers may not both fit
+  if (need > mem_.capacity())
+    mem_.release(); // free first: the old and new buffers may not both fit
   inputs_ = 0;
   copies_ = 0;
   mem_.reserve(need);
   for (int c = 0; c < new_copies; ++c) {
     for (int i = 0; i < new_inputs; ++i) {
       void* p = static_cast<char*>(mem_.get()) + stride() * (2 * static_cast<std::size_t>(c) + i);
-      fill_random(t, p, n, 1000u * static_cast<std::uint64_t>(c) + static_cast<std::uint64_t>(i) + 1u, stream);
+      fill_random(t, p, n,
+                  1000u * static_cast<std::uint64_t>(c) + static_cast<std::uint64_t>(i) + 1u,
+                  stream);
     }
   }
   TCR_BENCH_CHECK(cudaStreamSynchronize(stream));
@@ -194,9 +218,9 @@ const void* input_cache::x(int copy) const {
 }
 
 const void* input_cache::y(int copy) const {
-  return inputs_ > 1
-             ? static_cast<const char*>(mem_.get()) + stride() * (2 * static_cast<std::size_t>(copy) + 1)
-             : nullptr;
+  return inputs_ > 1 ? static_cast<const char*>(mem_.get()) +
+                           stride() * (2 * static_cast<std::size_t>(copy) + 1)
+                     : nullptr;
 }
 
 void input_cache::release() {
@@ -206,7 +230,9 @@ void input_cache::release() {
   copies_ = 0;
 }
 
-l2_flush::l2_flush(std::size_t bytes) : bytes_(bytes) { buf_.reserve(bytes ? bytes : 1); }
+l2_flush::l2_flush(std::size_t bytes) : bytes_(bytes) {
+  buf_.reserve(bytes ? bytes : 1);
+}
 
 cudaError_t l2_flush::run(cudaStream_t stream) {
   return cudaMemsetAsync(buf_.get(), 0, bytes_, stream);
@@ -224,4 +250,4 @@ double measure_sm_clock_mhz(cudaStream_t stream) {
   return h[1] ? static_cast<double>(h[0]) / static_cast<double>(h[1]) * 1000.0 : 0.0;
 }
 
-}  // namespace tcr::bench
+} // namespace tcr::bench

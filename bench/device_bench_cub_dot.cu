@@ -24,5 +24,5 @@ const case_adder add{[] {
   add_for<double>();
 }};
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench

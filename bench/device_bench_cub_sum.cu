@@ -14,10 +14,11 @@ void add_for() {
                              &sum<In>));
   if constexpr (std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>) {
     cases().push_back(make<In>(op_kind::sum, "cub.reduce",
-                               "cub::DeviceReduce::Reduce, plus<float>, init 0.0f", &sum_reduce<In>));
+                               "cub::DeviceReduce::Reduce, plus<float>, init 0.0f",
+                               &sum_reduce<In>));
   }
-  cases().push_back(make<In>(op_kind::asum, "cub", "cub::DeviceReduce::TransformReduce of |x|",
-                             &asum<In>));
+  cases().push_back(
+      make<In>(op_kind::asum, "cub", "cub::DeviceReduce::TransformReduce of |x|", &asum<In>));
 }
 
 const case_adder add{[] {
@@ -30,5 +31,5 @@ const case_adder add{[] {
   context_entries().emplace_back("cccl_version", std::to_string(CCCL_VERSION));
 }};
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench

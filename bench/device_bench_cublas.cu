@@ -17,7 +17,8 @@ cudaError_t status(cublasStatus_t s) {
 cublasHandle_t handle(cudaStream_t stream) {
   static cublasHandle_t h = [] {
     cublasHandle_t r = nullptr;
-    if (cublasCreate(&r) != CUBLAS_STATUS_SUCCESS) throw cuda_error("cublasCreate failed");
+    if (cublasCreate(&r) != CUBLAS_STATUS_SUCCESS)
+      throw cuda_error("cublasCreate failed");
     cublasSetPointerMode(r, CUBLAS_POINTER_MODE_DEVICE);
     return r;
   }();
@@ -27,42 +28,55 @@ cublasHandle_t handle(cudaStream_t stream) {
 
 template <class T>
 cudaError_t dot(void* temp, std::size_t& bytes, const call_args& a) {
-  if (!temp) return bytes = 0, cudaSuccess;
-  if (a.n > INT_MAX) return cudaErrorInvalidValue;
+  if (!temp)
+    return bytes = 0, cudaSuccess;
+  if (a.n > INT_MAX)
+    return cudaErrorInvalidValue;
   const int n = static_cast<int>(a.n);
   const auto* x = static_cast<const T*>(a.x);
   const auto* y = static_cast<const T*>(a.y);
   auto* out = static_cast<T*>(a.out);
-  if constexpr (std::is_same_v<T, float>) return status(cublasSdot(handle(a.stream), n, x, 1, y, 1, out));
-  else return status(cublasDdot(handle(a.stream), n, x, 1, y, 1, out));
+  if constexpr (std::is_same_v<T, float>)
+    return status(cublasSdot(handle(a.stream), n, x, 1, y, 1, out));
+  else
+    return status(cublasDdot(handle(a.stream), n, x, 1, y, 1, out));
 }
 
 template <class T>
 cudaError_t nrm2(void* temp, std::size_t& bytes, const call_args& a) {
-  if (!temp) return bytes = 0, cudaSuccess;
-  if (a.n > INT_MAX) return cudaErrorInvalidValue;
+  if (!temp)
+    return bytes = 0, cudaSuccess;
+  if (a.n > INT_MAX)
+    return cudaErrorInvalidValue;
   const int n = static_cast<int>(a.n);
   const auto* x = static_cast<const T*>(a.x);
   auto* out = static_cast<T*>(a.out);
-  if constexpr (std::is_same_v<T, float>) return status(cublasSnrm2(handle(a.stream), n, x, 1, out));
-  else return status(cublasDnrm2(handle(a.stream), n, x, 1, out));
+  if constexpr (std::is_same_v<T, float>)
+    return status(cublasSnrm2(handle(a.stream), n, x, 1, out));
+  else
+    return status(cublasDnrm2(handle(a.stream), n, x, 1, out));
 }
 
 template <class T>
 cudaError_t asum(void* temp, std::size_t& bytes, const call_args& a) {
-  if (!temp) return bytes = 0, cudaSuccess;
-  if (a.n > INT_MAX) return cudaErrorInvalidValue;
+  if (!temp)
+    return bytes = 0, cudaSuccess;
+  if (a.n > INT_MAX)
+    return cudaErrorInvalidValue;
   const int n = static_cast<int>(a.n);
   const auto* x = static_cast<const T*>(a.x);
   auto* out = static_cast<T*>(a.out);
-  if constexpr (std::is_same_v<T, float>) return status(cublasSasum(handle(a.stream), n, x, 1, out));
-  else return status(cublasDasum(handle(a.stream), n, x, 1, out));
+  if constexpr (std::is_same_v<T, float>)
+    return status(cublasSasum(handle(a.stream), n, x, 1, out));
+  else
+    return status(cublasDasum(handle(a.stream), n, x, 1, out));
 }
 
 template <class T>
 void add_for() {
   const char* p = std::is_same_v<T, float> ? "S" : "D";
-  auto make = [&](op_kind op, const char* fn, cudaError_t (*f)(void*, std::size_t&, const call_args&)) {
+  auto make = [&](op_kind op, const char* fn,
+                  cudaError_t (*f)(void*, std::size_t&, const call_args&)) {
     bench_case c;
     c.op = op;
     c.type = dtype_of<T>();
@@ -82,5 +96,5 @@ const case_adder add{[] {
   context_entries().emplace_back("cublas_version", std::to_string(CUBLAS_VERSION));
 }};
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench

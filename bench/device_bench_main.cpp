@@ -5,18 +5,18 @@
 // one iteration = one sample, reported per call). Small sizes batch several launches per sample
 // so event resolution does not dominate. The whole batch is queued behind a blocking kernel
 // before it starts (as nvbench does), so samples measure GPU time, not the host's launch rate;
-// --tcr_no_gate times the batch as the host launches it. Cold samples first write a buffer of the L2's size and
-// give every launch of the batch its own copy of the inputs, so every launch reads from DRAM; hot
-// samples (only where the inputs fit in half the L2) reuse one copy. Each benchmark warms up with
-// one untimed batch, runs `--tcr_repetitions` repetitions and reports their median, min and max.
-// After the samples a probe kernel reads the SM clock: clock_ratio < 0.75 of the default clock
-// marks a throttled measurement, as nvbench does.
+// --tcr_no_gate times the batch as the host launches it. Cold samples first write a buffer of the
+// L2's size and give every launch of the batch its own copy of the inputs, so every launch reads
+// from DRAM; hot samples (only where the inputs fit in half the L2) reuse one copy. Each benchmark
+// warms up with one untimed batch, runs `--tcr_repetitions` repetitions and reports their median,
+// min and max. After the samples a probe kernel reads the SM clock: clock_ratio < 0.75 of the
+// default clock marks a throttled measurement, as nvbench does.
 //
 // Flags of its own (the rest go to Google Benchmark):
 //   --tcr_full                 every size 2^10 .. 2^30 and every engine (default: a quick subset)
 //   --tcr_sizes=10,16,20|10:30 log2 of the sizes      --tcr_types=f32,f16,...   (default all)
 //   --tcr_ops=sum,dot,nrm2,asum (ceilings follow)     --tcr_l2=hot,cold         (default both)
-//   --tcr_min_time=S (0.01, full 0.02)  --tcr_repetitions=N (3)  --tcr_list (print the cases)
+//   --tcr_min_time=S (0.01)  --tcr_repetitions=N (3)  --tcr_list (print the cases)
 //   --tcr_no_gate
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -49,7 +49,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> r;
   std::stringstream in(s);
   for (std::string item; std::getline(in, item, sep);)
-    if (!item.empty()) r.push_back(item);
+    if (!item.empty())
+      r.push_back(item);
   return r;
 }
 
@@ -78,32 +79,47 @@ settings parse(int& argc, char** argv) {
       const std::size_t k = std::strlen(key);
       return a.compare(0, k, key) == 0 && a.size() > k && a[k] == '=' ? argv[i] + k + 1 : nullptr;
     };
-    if (a == "--tcr_full") s.full = true;
-    else if (a == "--tcr_list") s.list = true;
-    else if (a == "--tcr_no_gate") s.gate = false;
-    else if (const char* v = value("--tcr_sizes")) sizes = v;
-    else if (const char* v = value("--tcr_types")) types = v;
-    else if (const char* v = value("--tcr_ops")) ops = v;
-    else if (const char* v = value("--tcr_l2")) l2 = v;
-    else if (const char* v = value("--tcr_min_time")) s.min_time = std::atof(v);
-    else if (const char* v = value("--tcr_repetitions")) s.repetitions = std::atoi(v);
-    else argv[out++] = argv[i];
+    if (a == "--tcr_full")
+      s.full = true;
+    else if (a == "--tcr_list")
+      s.list = true;
+    else if (a == "--tcr_no_gate")
+      s.gate = false;
+    else if (const char* v = value("--tcr_sizes"))
+      sizes = v;
+    else if (const char* v = value("--tcr_types"))
+      types = v;
+    else if (const char* v = value("--tcr_ops"))
+      ops = v;
+    else if (const char* v = value("--tcr_l2"))
+      l2 = v;
+    else if (const char* v = value("--tcr_min_time"))
+      s.min_time = std::atof(v);
+    else if (const char* v = value("--tcr_repetitions"))
+      s.repetitions = std::atoi(v);
+    else
+      argv[out++] = argv[i];
   }
   argc = out;
   s.log_sizes = !sizes.empty() ? parse_sizes(sizes)
                 : s.full       ? parse_sizes("10:30")
                                : std::vector<int>{10, 14, 18, 22, 28, 30};
-  for (const auto& t : split(types, ',')) s.types.insert(t);
-  for (const auto& o : split(ops, ',')) s.ops.insert(o);
-  for (const auto& v : split(l2, ',')) s.l2.insert(v);
-  if (s.min_time <= 0) s.min_time = s.full ? 0.02 : 0.01;
-  if (s.repetitions < 1) s.repetitions = 1;
+  for (const auto& t : split(types, ','))
+    s.types.insert(t);
+  for (const auto& o : split(ops, ','))
+    s.ops.insert(o);
+  for (const auto& v : split(l2, ','))
+    s.l2.insert(v);
+  if (s.min_time <= 0)
+    s.min_time = 0.01;
+  if (s.repetitions < 1)
+    s.repetitions = 1;
   return s;
 }
 
 // Launches per sample: enough for ~200 us of work (a launch costs at least ~4 us), at most 64.
 int batch_for(std::size_t bytes_per_array) {
-  const double est_us = 4.0 + static_cast<double>(bytes_per_array) / 3.0e6;  // ~3 TB/s
+  const double est_us = 4.0 + static_cast<double>(bytes_per_array) / 3.0e6; // ~3 TB/s
   const int b = static_cast<int>(std::ceil(200.0 / est_us));
   return std::clamp(b, 1, 64);
 }
@@ -113,7 +129,7 @@ struct harness {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   l2_flush* flush = nullptr;
-  stream_gate* gate = nullptr;  // null with --tcr_no_gate
+  stream_gate* gate = nullptr; // null with --tcr_no_gate
   input_cache inputs;
   device_memory scratch, out;
 };
@@ -122,20 +138,25 @@ bool use_gate = true;
 
 harness& h() {
   static harness* s = [] {
-    auto* r = new harness;  // never destroyed: CUDA may be torn down before static destructors
+    auto* r = new harness; // never destroyed: CUDA may be torn down before static destructors
     TCR_BENCH_CHECK(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     TCR_BENCH_CHECK(cudaEventCreate(&r->start));
     TCR_BENCH_CHECK(cudaEventCreate(&r->stop));
     r->flush = new l2_flush(facts().l2_bytes);
-    if (use_gate) r->gate = new stream_gate();
+    if (use_gate)
+      r->gate = new stream_gate();
     r->out.reserve(256);
     return r;
   }();
   return *s;
 }
 
-double min_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
-double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+double min_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+}
+double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+}
 
 void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool cold) {
   harness& H = h();
@@ -151,7 +172,7 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
     call_args args{H.inputs.x(0), H.inputs.y(0), H.out.get(), n, H.stream};
     TCR_BENCH_CHECK(c.call(nullptr, temp_bytes, args));
     void* temp = H.scratch.reserve(std::max<std::size_t>(temp_bytes, 256));
-    for (int b = 0; b < batch; ++b) {  // warm-up: one untimed batch
+    for (int b = 0; b < batch; ++b) { // warm-up: one untimed batch
       args.x = H.inputs.x(b % copies);
       args.y = H.inputs.y(b % copies);
       TCR_BENCH_CHECK(c.call(temp, temp_bytes, args));
@@ -169,18 +190,25 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
     // [gate] [flush] start call x batch stop, all queued before the gate opens.
     const bool gated = H.gate != nullptr;
     cudaError_t err = gated ? H.gate->close(H.stream) : cudaSuccess;
-    if (err == cudaSuccess && cold) err = H.flush->run(H.stream);
-    if (err == cudaSuccess) err = cudaEventRecord(H.start, H.stream);
+    if (err == cudaSuccess && cold)
+      err = H.flush->run(H.stream);
+    if (err == cudaSuccess)
+      err = cudaEventRecord(H.start, H.stream);
     for (int b = 0; b < batch && err == cudaSuccess; ++b) {
-      const call_args args{H.inputs.x(b % copies), H.inputs.y(b % copies), H.out.get(), n, H.stream};
+      const call_args args{H.inputs.x(b % copies), H.inputs.y(b % copies), H.out.get(), n,
+                           H.stream};
       err = c.call(temp, temp_bytes, args);
     }
-    if (err == cudaSuccess) err = cudaEventRecord(H.stop, H.stream);
-    if (gated) H.gate->open();
+    if (err == cudaSuccess)
+      err = cudaEventRecord(H.stop, H.stream);
+    if (gated)
+      H.gate->open();
     const cudaError_t sync = cudaStreamSynchronize(H.stream);
-    if (err == cudaSuccess) err = sync;
+    if (err == cudaSuccess)
+      err = sync;
     float ms = 0;
-    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, H.start, H.stop);
+    if (err == cudaSuccess)
+      err = cudaEventElapsedTime(&ms, H.start, H.stop);
     if (err != cudaSuccess) {
       cudaGetLastError();
       state.SkipWithError((std::string("timed call: ") + cudaGetErrorString(err)).c_str());
@@ -195,7 +223,8 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
     seconds += ms * 1e-3;
     calls += batch;
   }
-  if (state.error_occurred()) return;
+  if (state.error_occurred())
+    return;
 
   double mhz = 0;
   try {
@@ -206,8 +235,10 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
   state.counters["n"] = Counter(static_cast<double>(n));
   state.counters["bytes"] = Counter(static_cast<double>(bytes));
   state.counters["batch"] = Counter(batch);
-  state.counters["bytes_per_second"] = Counter(seconds > 0 ? bytes * static_cast<double>(calls) / seconds : 0);
-  state.counters["items_per_second"] = Counter(seconds > 0 ? n * static_cast<double>(calls) / seconds : 0);
+  state.counters["bytes_per_second"] =
+      Counter(seconds > 0 ? bytes * static_cast<double>(calls) / seconds : 0);
+  state.counters["items_per_second"] =
+      Counter(seconds > 0 ? n * static_cast<double>(calls) / seconds : 0);
   state.counters["sm_clock_mhz"] = Counter(mhz);
   state.counters["clock_ratio"] = Counter(mhz / facts().default_sm_clock_mhz);
 }
@@ -223,37 +254,47 @@ int register_all(const settings& s) {
   // Ceilings come with the operations chosen.
   std::set<std::string> ops = s.ops;
   if (!ops.empty()) {
-    if (ops.count("sum") || ops.count("nrm2") || ops.count("asum")) ops.insert("read");
-    if (ops.count("dot")) ops.insert("read2");
+    if (ops.count("sum") || ops.count("nrm2") || ops.count("asum"))
+      ops.insert("read");
+    if (ops.count("dot"))
+      ops.insert("read2");
   }
   int registered = 0;
   for (dtype t : all_dtypes) {
-    if (!wanted(s.types, name(t))) continue;
+    if (!wanted(s.types, name(t)))
+      continue;
     for (int lg : s.log_sizes) {
       const std::int64_t n = std::int64_t{1} << lg;
       const std::size_t array_bytes = static_cast<std::size_t>(n) * size_of(t);
       const int batch = batch_for(array_bytes);
       const std::size_t stride = (array_bytes + 255) / 256 * 256;
-      const std::size_t need = 2 * stride * static_cast<std::size_t>(batch) + f.l2_bytes + (256u << 20);
+      const std::size_t need =
+          2 * stride * static_cast<std::size_t>(batch) + f.l2_bytes + (256u << 20);
       if (need > free_bytes) {
-        std::fprintf(stderr, "tcr_device_bench: skipping %s n = 2^%d: needs %.1f GiB, %.1f GiB free\n",
+        std::fprintf(stderr,
+                     "tcr_device_bench: skipping %s n = 2^%d: needs %.1f GiB, %.1f GiB free\n",
                      name(t), lg, need / 1073741824.0, free_bytes / 1073741824.0);
         continue;
       }
       for (const char* l2 : {"cold", "hot"}) {
-        if (!wanted(s.l2, l2)) continue;
+        if (!wanted(s.l2, l2))
+          continue;
         const bool cold = std::strcmp(l2, "cold") == 0;
         for (op_kind op : all_ops) {
-          if (!wanted(ops, name(op))) continue;
+          if (!wanted(ops, name(op)))
+            continue;
           // Hot only where the inputs fit in half the L2.
-          if (!cold && array_bytes * inputs_of(op) > f.l2_bytes / 2) continue;
+          if (!cold && array_bytes * inputs_of(op) > f.l2_bytes / 2)
+            continue;
           for (const bench_case& c : cases()) {
-            if (c.type != t || c.op != op || !(s.full || c.quick)) continue;
-            const std::string bench_name = std::string(name(op)) + "/" + name(t) + "/" + c.method + "/" +
-                                           l2 + "/n:" + std::to_string(n);
+            if (c.type != t || c.op != op || !(s.full || c.quick))
+              continue;
+            const std::string bench_name = std::string(name(op)) + "/" + name(t) + "/" + c.method +
+                                           "/" + l2 + "/n:" + std::to_string(n);
             const bench_case* cp = &c;
-            benchmark::RegisterBenchmark(bench_name.c_str(),
-                                         [cp, n, cold](benchmark::State& st) { run_case(st, *cp, n, cold); })
+            benchmark::RegisterBenchmark(
+                bench_name.c_str(),
+                [cp, n, cold](benchmark::State& st) { run_case(st, *cp, n, cold); })
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond)
                 ->MinTime(s.min_time)
@@ -284,29 +325,34 @@ void add_context(const settings& s) {
   add("tcr_run", s.full ? "full" : "quick");
   add("tcr_min_time", std::to_string(s.min_time));
   add("tcr_repetitions", std::to_string(s.repetitions));
-  add("tcr_gate", s.gate ? "on (batch queued before it starts: GPU time)" : "off (host launch rate included)");
-  for (const auto& [k, v] : context_entries()) add(k, v);
+  add("tcr_gate",
+      s.gate ? "on (batch queued before it starts: GPU time)" : "off (host launch rate included)");
+  for (const auto& [k, v] : context_entries())
+    add(k, v);
   std::set<std::string> seen;
   for (const bench_case& c : cases()) {
-    const std::string key = std::string("method:") + name(c.op) + "/" + name(c.type) + "/" + c.method;
-    if (seen.insert(key).second) add(key, c.note);
+    const std::string key =
+        std::string("method:") + name(c.op) + "/" + name(c.type) + "/" + c.method;
+    if (seen.insert(key).second)
+      add(key, c.note);
   }
 }
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench
 
 int main(int argc, char** argv) {
   using namespace tcr::bench;
   const settings s = parse(argc, argv);
   if (s.list) {
     for (const bench_case& c : cases())
-      std::printf("%-5s %-5s %-32s %s%s\n", name(c.op), name(c.type), c.method.c_str(), c.note.c_str(),
-                  c.quick ? "" : " (full only)");
+      std::printf("%-5s %-5s %-32s %s%s\n", name(c.op), name(c.type), c.method.c_str(),
+                  c.note.c_str(), c.quick ? "" : " (full only)");
     return 0;
   }
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 2;
   if (const std::string why = no_device_reason(); !why.empty()) {
     std::fprintf(stderr, "tcr_device_bench: no CUDA device (%s): nothing measured\n", why.c_str());
     return 1;

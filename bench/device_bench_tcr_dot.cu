@@ -25,5 +25,5 @@ const case_adder add{[] {
   add_for<double>();
 }};
 
-}  // namespace
-}  // namespace tcr::bench
+} // namespace
+} // namespace tcr::bench

@@ -47,7 +47,8 @@ struct product_at {
 // Calls f(num_items) with n as int when it fits, else as int64.
 template <class F>
 cudaError_t with_offset(std::int64_t n, F&& f) {
-  if (n <= INT_MAX) return f(static_cast<int>(n));
+  if (n <= INT_MAX)
+    return f(static_cast<int>(n));
   return f(n);
 }
 
@@ -73,7 +74,8 @@ cudaError_t sum_reduce(void* temp, std::size_t& bytes, const call_args& a) {
   const auto* x = static_cast<const In*>(a.x);
   auto* out = static_cast<Out*>(a.out);
   return with_offset(a.n, [&](auto n) {
-    return cub::DeviceReduce::Reduce(temp, bytes, x, out, n, ::cuda::std::plus<Out>{}, Out(0), a.stream);
+    return cub::DeviceReduce::Reduce(temp, bytes, x, out, n, ::cuda::std::plus<Out>{}, Out(0),
+                                     a.stream);
   });
 }
 
@@ -103,9 +105,9 @@ cudaError_t dot(void* temp, std::size_t& bytes, const call_args& a) {
   using Out = result_t<In>;
   const product_at<In> at{static_cast<const In*>(a.x), static_cast<const In*>(a.y)};
   return with_offset(a.n, [&](auto n) {
-    return cub::DeviceReduce::TransformReduce(temp, bytes, thrust::counting_iterator<std::int64_t>(0),
-                                              static_cast<Out*>(a.out), n, ::cuda::std::plus<Out>{},
-                                              at, Out(0), a.stream);
+    return cub::DeviceReduce::TransformReduce(
+        temp, bytes, thrust::counting_iterator<std::int64_t>(0), static_cast<Out*>(a.out), n,
+        ::cuda::std::plus<Out>{}, at, Out(0), a.stream);
   });
 }
 
@@ -122,4 +124,4 @@ bench_case make(op_kind op, const char* method, const char* note,
   return c;
 }
 
-}  // namespace tcr::bench::cub_peer
+} // namespace tcr::bench::cub_peer

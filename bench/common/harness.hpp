@@ -23,12 +23,12 @@ void check(cudaError_t e, const char* what);
 struct device_facts {
   int device = 0;
   std::string name;
-  int cc = 0;                          // compute capability, 90 for sm_90
+  int cc = 0; // compute capability, 90 for sm_90
   int sms = 0;
   std::size_t l2_bytes = 0;
   std::size_t global_bytes = 0;
-  double default_sm_clock_mhz = 0;     // cudaDevAttrClockRate: the clock the driver reports
-  int runtime_version = 0;             // 13000 for CUDA 13.0
+  double default_sm_clock_mhz = 0; // cudaDevAttrClockRate: the clock the driver reports
+  int runtime_version = 0;         // 13000 for CUDA 13.0
   int driver_version = 0;
 };
 
@@ -39,7 +39,7 @@ const device_facts& facts();
 
 // Device memory that frees itself. reserve() grows it (dropping the contents), never shrinks it.
 class device_memory {
- public:
+public:
   device_memory() = default;
   device_memory(const device_memory&) = delete;
   device_memory& operator=(const device_memory&) = delete;
@@ -49,7 +49,7 @@ class device_memory {
   void* get() const { return p_; }
   std::size_t capacity() const { return bytes_; }
 
- private:
+private:
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
 };
@@ -61,13 +61,13 @@ void fill_random(dtype t, void* p, std::int64_t n, std::uint64_t seed, cudaStrea
 // `copies` copies of x (and of y when inputs == 2), 256-byte aligned. Cold runs give each launch of
 // a batch its own copy, so that every launch reads from DRAM.
 class input_cache {
- public:
+public:
   void prepare(dtype t, std::int64_t n, int inputs, int copies, cudaStream_t stream);
   const void* x(int copy) const;
   const void* y(int copy) const;
   void release();
 
- private:
+private:
   std::size_t stride() const;
   device_memory mem_;
   dtype type_ = dtype::f32;
@@ -78,11 +78,11 @@ class input_cache {
 
 // Evicts the L2 by writing a buffer of the L2's size (cudaMemsetAsync, as nvbench does).
 class l2_flush {
- public:
+public:
   explicit l2_flush(std::size_t bytes);
-  cudaError_t run(cudaStream_t stream);  // enqueues the write
+  cudaError_t run(cudaStream_t stream); // enqueues the write
 
- private:
+private:
   device_memory buf_;
   std::size_t bytes_;
 };
@@ -90,20 +90,20 @@ class l2_flush {
 // Holds a stream until the host opens it again (nvbench's blocking kernel): a whole batch of calls
 // is queued behind it before the first one starts, so a sample measures the GPU's time for the
 // batch, not the host's launch rate. A call that waits for the host while the gate is closed
-// (a synchronisation, a blocking copy) stalls until the gate gives up after `timeout_ms`; timed_out()
-// then says the sample is invalid.
+// (a synchronisation, a blocking copy) stalls until the gate gives up after `timeout_ms`;
+// timed_out() then says the sample is invalid.
 class stream_gate {
- public:
+public:
   explicit stream_gate(double timeout_ms = 500);
   stream_gate(const stream_gate&) = delete;
   stream_gate& operator=(const stream_gate&) = delete;
   ~stream_gate();
-  cudaError_t close(cudaStream_t stream);  // enqueues the waiting kernel
-  void open();                             // lets it finish
-  bool timed_out() const;                  // after the stream has been synchronised
+  cudaError_t close(cudaStream_t stream); // enqueues the waiting kernel
+  void open();                            // lets it finish
+  bool timed_out() const;                 // after the stream has been synchronised
 
- private:
-  volatile int* flags_ = nullptr;  // [0] open, [1] timed out; pinned, mapped
+private:
+  volatile int* flags_ = nullptr; // [0] open, [1] timed out; pinned, mapped
   unsigned long long timeout_ns_;
 };
 
@@ -111,4 +111,4 @@ class stream_gate {
 // over about 200k cycles (~100 us). Synchronises the stream. Works without NVML.
 double measure_sm_clock_mhz(cudaStream_t stream);
 
-}  // namespace tcr::bench
+} // namespace tcr::bench

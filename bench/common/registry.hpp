@@ -32,10 +32,10 @@ struct call_args {
 struct bench_case {
   op_kind op;
   dtype type;
-  std::string method;  // "ceiling", "cub", "cub.reduce", "cublas", "tcr.<accuracy>.<engine>"
-  std::string note;    // what the method is, for the JSON context
-  bool quick = true;   // part of the quick default run
-  bool squared = false;  // writes the sum of squares (the caller takes the square root)
+  std::string method;   // "ceiling", "cub", "cub.reduce", "cublas", "tcr.<accuracy>.<engine>"
+  std::string note;     // what the method is, for the JSON context
+  bool quick = true;    // part of the quick default run
+  bool squared = false; // writes the sum of squares (the caller takes the square root)
   std::function<cudaError_t(void* temp, std::size_t& temp_bytes, const call_args&)> call;
 };
 
@@ -55,4 +55,4 @@ struct case_adder {
   explicit case_adder(const std::function<void()>& add) { add(); }
 };
 
-}  // namespace tcr::bench
+} // namespace tcr::bench

@@ -11,23 +11,30 @@ namespace tcr::bench::tcr_cases {
 
 inline const char* name(Accuracy a) {
   switch (a) {
-    case Accuracy::compensated: return "compensated";
-    case Accuracy::fast: return "fast";
-    case Accuracy::double_word: return "double_word";
+  case Accuracy::compensated:
+    return "compensated";
+  case Accuracy::fast:
+    return "fast";
+  case Accuracy::double_word:
+    return "double_word";
   }
   return "?";
 }
 
 inline const char* name(Engine e) {
   switch (e) {
-    case Engine::automatic: return "automatic";
-    case Engine::tensor_core: return "tensor_core";
-    case Engine::cuda_core: return "cuda_core";
+  case Engine::automatic:
+    return "automatic";
+  case Engine::tensor_core:
+    return "tensor_core";
+  case Engine::cuda_core:
+    return "cuda_core";
   }
   return "?";
 }
 
-inline constexpr Accuracy accuracies[] = {Accuracy::compensated, Accuracy::fast, Accuracy::double_word};
+inline constexpr Accuracy accuracies[] = {Accuracy::compensated, Accuracy::fast,
+                                          Accuracy::double_word};
 inline constexpr Engine engines[] = {Engine::automatic, Engine::tensor_core, Engine::cuda_core};
 
 // Adds one case per mode and engine; f(temp, bytes, args, options) calls tcr.
@@ -39,7 +46,8 @@ void add_all(op_kind op, const char* fn, F f) {
       c.op = op;
       c.type = dtype_of<In>();
       c.method = std::string("tcr.") + name(acc) + "." + name(eng);
-      c.note = std::string("tcr::DeviceReduce::") + fn + ", accuracy " + name(acc) + ", engine " + name(eng);
+      c.note = std::string("tcr::DeviceReduce::") + fn + ", accuracy " + name(acc) + ", engine " +
+               name(eng);
       // The quick run: every mode with the automatic engine; for sum also every engine of the
       // default mode.
       c.quick = eng == Engine::automatic || (op == op_kind::sum && acc == Accuracy::compensated);
@@ -52,4 +60,4 @@ void add_all(op_kind op, const char* fn, F f) {
   }
 }
 
-}  // namespace tcr::bench::tcr_cases
+} // namespace tcr::bench::tcr_cases

@@ -17,35 +17,50 @@ inline constexpr dtype all_dtypes[] = {dtype::e4m3, dtype::e5m2, dtype::f16,
 
 inline const char* name(dtype t) {
   switch (t) {
-    case dtype::e4m3: return "e4m3";
-    case dtype::e5m2: return "e5m2";
-    case dtype::f16: return "f16";
-    case dtype::bf16: return "bf16";
-    case dtype::f32: return "f32";
-    case dtype::f64: return "f64";
+  case dtype::e4m3:
+    return "e4m3";
+  case dtype::e5m2:
+    return "e5m2";
+  case dtype::f16:
+    return "f16";
+  case dtype::bf16:
+    return "bf16";
+  case dtype::f32:
+    return "f32";
+  case dtype::f64:
+    return "f64";
   }
   return "?";
 }
 
 inline std::size_t size_of(dtype t) {
   switch (t) {
-    case dtype::e4m3:
-    case dtype::e5m2: return 1;
-    case dtype::f16:
-    case dtype::bf16: return 2;
-    case dtype::f32: return 4;
-    case dtype::f64: return 8;
+  case dtype::e4m3:
+  case dtype::e5m2:
+    return 1;
+  case dtype::f16:
+  case dtype::bf16:
+    return 2;
+  case dtype::f32:
+    return 4;
+  case dtype::f64:
+    return 8;
   }
   return 0;
 }
 
 template <class T>
 constexpr dtype dtype_of() {
-  if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return dtype::e4m3;
-  else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) return dtype::e5m2;
-  else if constexpr (std::is_same_v<T, __half>) return dtype::f16;
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return dtype::bf16;
-  else if constexpr (std::is_same_v<T, float>) return dtype::f32;
+  if constexpr (std::is_same_v<T, __nv_fp8_e4m3>)
+    return dtype::e4m3;
+  else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>)
+    return dtype::e5m2;
+  else if constexpr (std::is_same_v<T, __half>)
+    return dtype::f16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return dtype::bf16;
+  else if constexpr (std::is_same_v<T, float>)
+    return dtype::f32;
   else {
     static_assert(std::is_same_v<T, double>, "tcr::bench::dtype_of: not an input type");
     return dtype::f64;
@@ -64,17 +79,25 @@ inline constexpr op_kind all_ops[] = {op_kind::read, op_kind::read2, op_kind::su
 
 inline const char* name(op_kind o) {
   switch (o) {
-    case op_kind::read: return "read";
-    case op_kind::read2: return "read2";
-    case op_kind::sum: return "sum";
-    case op_kind::dot: return "dot";
-    case op_kind::nrm2: return "nrm2";
-    case op_kind::asum: return "asum";
+  case op_kind::read:
+    return "read";
+  case op_kind::read2:
+    return "read2";
+  case op_kind::sum:
+    return "sum";
+  case op_kind::dot:
+    return "dot";
+  case op_kind::nrm2:
+    return "nrm2";
+  case op_kind::asum:
+    return "asum";
   }
   return "?";
 }
 
 // Arrays an operation reads.
-inline int inputs_of(op_kind o) { return (o == op_kind::dot || o == op_kind::read2) ? 2 : 1; }
+inline int inputs_of(op_kind o) {
+  return (o == op_kind::dot || o == op_kind::read2) ? 2 : 1;
+}
 
-}  // namespace tcr::bench
+} // namespace tcr::bench
