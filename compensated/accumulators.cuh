@@ -23,6 +23,7 @@
 
 #include "compensated/accumulator.cuh"
 #include "compensated/convert.cuh"
+#include "compensated/double_word.cuh"
 #include "compensated/eft.cuh"
 
 namespace tcr {
@@ -96,6 +97,14 @@ struct neumaier {
     using namespace detail;
     return is_finite(sum) && comp != T(0) ? add_rn(sum, comp) : sum;
   }
+  // The unrounded result as a normalised pair (hi + lo == sum + comp exactly): the bound above
+  // without its u|s| term. Non-finite sums come back as {sum, 0}.
+  TCR_HD double_word<T> result_pair() const {
+    using namespace detail;
+    if (!is_finite(sum) || comp == T(0))
+      return double_word<T>(sum);
+    return double_word<T>::from_sum(sum, comp);
+  }
 };
 
 // dot2<T>: Dot2 of Ogita, Rump and Oishi (two_prod of every product, two_sum of every addition).
@@ -129,6 +138,14 @@ struct dot2 {
   TCR_HD T result() const {
     using namespace detail;
     return is_finite(sum) && comp != T(0) ? add_rn(sum, comp) : sum;
+  }
+  // The unrounded result as a normalised pair (hi + lo == sum + comp exactly): the bound above
+  // without its u|s| term. Non-finite sums come back as {sum, 0}.
+  TCR_HD double_word<T> result_pair() const {
+    using namespace detail;
+    if (!is_finite(sum) || comp == T(0))
+      return double_word<T>(sum);
+    return double_word<T>::from_sum(sum, comp);
   }
 };
 

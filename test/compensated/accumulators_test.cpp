@@ -53,12 +53,27 @@ exact_data exact_of_dot(const std::vector<double>& x, const std::vector<double>&
 
 // |res - s| <= u|s| + g2 S, checked with the exact error (rounded up).
 void check_bound(double res, const exact_data& ex, double u, double g2) {
-  const double s_abs = std::fabs(mpfr_get_d(ex.s.get(), MPFR_RNDU));
+  const double s_abs = std::fabs(mpfr_get_d(ex.s.get(), MPFR_RNDA));
   const double err = tcr::test::abs_error(res, ex.s);
   const double allowed = inflate(u * s_abs + g2 * ex.S);
   INFO("res = ", res, ", s = ", ex.s.to_double(), ", S = ", ex.S, ", err = ", err,
        ", allowed = ", allowed);
   CHECK(err <= allowed);
+}
+
+// The pair's exact value: |hi + lo - s| <= g2 S (the tree bound without its final rounding).
+template <class T>
+void check_pair(const tcr::double_word<T>& p, const exact_data& ex, double g2) {
+  CHECK(p.hi == tcr::detail::add_rn(p.hi, p.lo)); // normalised
+  mp v(mp::exact_sum_bits), d(mp::exact_dot_bits + 64);
+  mpfr_set_d(v.get(), double(p.hi), MPFR_RNDN);
+  mpfr_add_d(v.get(), v.get(), double(p.lo), MPFR_RNDN); // exact
+  mpfr_sub(d.get(), v.get(), ex.s.get(), MPFR_RNDN);     // exact
+  mpfr_abs(d.get(), d.get(), MPFR_RNDN);
+  const double err = mpfr_get_d(d.get(), MPFR_RNDU);
+  INFO("pair = (", double(p.hi), ", ", double(p.lo), "), err = ", err,
+       ", allowed = ", inflate(g2 * ex.S));
+  CHECK(err <= inflate(g2 * ex.S));
 }
 
 template <class T>
@@ -80,7 +95,10 @@ void check_sum2_chain(std::uint64_t seed) {
       for (T v : x)
         acc.add(v);
       const double g = gamma_k(double(n - 1), u);
-      check_bound(double(acc.result()), exact_of_sum(xd), u, g * g);
+      const exact_data ex = exact_of_sum(xd);
+      check_bound(double(acc.result()), ex, u, g * g);
+      check_pair(acc.result_pair(), ex,
+                 (1 + u) * gamma_k(double(n), u) * gamma_k(2.0 * double(n), u));
     }
   }
 }
@@ -98,7 +116,11 @@ void check_dot2_chain(std::uint64_t seed) {
       for (std::size_t i = 0; i < n; ++i)
         acc.add(x[i], y[i]);
       const double g = gamma_k(double(n), u);
-      check_bound(double(acc.result()), exact_of_dot(to_double(x), to_double(y)), u, g * g);
+      const exact_data ex = exact_of_dot(to_double(x), to_double(y));
+      check_bound(double(acc.result()), ex, u, g * g);
+      const double h = double(n);
+      check_pair(acc.result_pair(), ex,
+                 (1 + u) * gamma_k(2 * h, u) * (u + (1 + u) * gamma_k(h, u)));
     }
   }
 }
