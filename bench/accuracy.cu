@@ -344,11 +344,11 @@ void run_set(op_kind op, const data_set& d, const reference& ref, std::size_t n,
       call_args args{d_x.get(), hy.empty() ? nullptr : d_y.get(), d_out.get(),
                      static_cast<std::int64_t>(n), stream};
       std::size_t bytes = 0;
-      TCR_BENCH_CHECK(c.call(nullptr, bytes, args));
+      check(c.call(nullptr, bytes, args), "size query");
       void* temp = d_temp.reserve(std::max<std::size_t>(bytes, 256));
       for (R& r : res) {
         TCR_BENCH_CHECK(cudaMemsetAsync(d_out.get(), 0xff, sizeof(R), stream)); // NaN if unwritten
-        TCR_BENCH_CHECK(c.call(temp, bytes, args));
+        check(c.call(temp, bytes, args), "call");
         TCR_BENCH_CHECK(
             cudaMemcpyAsync(&r, d_out.get(), sizeof(R), cudaMemcpyDeviceToHost, stream));
         TCR_BENCH_CHECK(cudaStreamSynchronize(stream));

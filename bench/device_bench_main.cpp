@@ -170,12 +170,12 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
     // type and size then share one fill.
     H.inputs.prepare(c.type, n, 2, batch, H.stream);
     call_args args{H.inputs.x(0), H.inputs.y(0), H.out.get(), n, H.stream};
-    TCR_BENCH_CHECK(c.call(nullptr, temp_bytes, args));
+    check(c.call(nullptr, temp_bytes, args), "size query");
     void* temp = H.scratch.reserve(std::max<std::size_t>(temp_bytes, 256));
     for (int b = 0; b < batch; ++b) { // warm-up: one untimed batch
       args.x = H.inputs.x(b % copies);
       args.y = H.inputs.y(b % copies);
-      TCR_BENCH_CHECK(c.call(temp, temp_bytes, args));
+      check(c.call(temp, temp_bytes, args), "call");
     }
     TCR_BENCH_CHECK(cudaStreamSynchronize(H.stream));
   } catch (const std::exception& e) {

@@ -233,10 +233,14 @@ def speed_rows(res, show_all):
                      f"{min(low):.0f} MHz")
     if throttled:
         notes.append(f"* some repetition ran below {int(THROTTLE * 100)}% of the default SM clock")
-    errors = sorted({(k, v["error"]) for k, v in res.items() if "error" in v})
-    if errors:
-        notes.append(f"{len(errors)} benchmark(s) failed, e.g. {'/'.join(map(str, errors[0][0]))}: "
-                     f"{errors[0][1]}")
+    by_message = defaultdict(set)
+    for k, v in res.items():
+        if "error" in v:
+            by_message[v["error"]].add(f"{k[0]} {k[1]} {k[2]}")
+    for message, which in sorted(by_message.items()):
+        some = sorted(which)
+        more = f" and {len(some) - 3} more" if len(some) > 3 else ""
+        notes.append(f"not measured ({message}): {', '.join(some[:3])}{more}")
     if not show_all:
         header = [h for h in header if h != "method"]
         rows = [r[:4] + r[5:] for r in rows]
