@@ -38,11 +38,30 @@ THROTTLE = 0.75
 
 
 def load(path):
+    """The JSON at path; None if missing. A file cut short (the benchmark died mid-run) is read up
+    to its last complete entry."""
     try:
         with open(path) as f:
-            return json.load(f)
+            text = f.read()
     except FileNotFoundError:
         return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    end = len(text)
+    for _ in range(50):
+        end = text.rfind("}", 0, end)
+        if end < 0:
+            break
+        try:
+            doc = json.loads(text[:end + 1] + "]}")
+            print(f"report.py: {path} was cut short; using the entries before the cut", file=sys.stderr)
+            return doc
+        except json.JSONDecodeError:
+            continue
+    print(f"report.py: {path} is not valid JSON", file=sys.stderr)
+    return None
 
 
 def to_us(value, unit):
