@@ -261,7 +261,7 @@ __device__ __forceinline__ lane_tile<In> load_lane_tile(const In* g_tile) {
 }
 
 // Packs items [first, first + lane_tile<In>::elements) of a thread's items into a lane tile;
-// items past N, and items i with valid[i] false, become +0 (the identity of the sum).
+// items past N or of index >= num_valid become +0 (the identity of the sum) and are not read.
 template <class In, int N>
 __device__ __forceinline__ lane_tile<In> pack_lane_tile(const In (&items)[N], int first,
                                                         int num_valid = N) {

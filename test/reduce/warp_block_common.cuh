@@ -32,6 +32,22 @@ In nan_of() {
   }
 }
 
+// +-Inf as In (the fp8 constructors saturate Inf to the largest finite value, so e5m2's Inf
+// is built from its bits; e4m3 has no Inf).
+template <class In>
+In inf_of(bool negative) {
+  if constexpr (std::is_same_v<In, __nv_fp8_e5m2>) {
+    In x;
+    x.__x = negative ? 0xFC : 0x7C;
+    return x;
+  } else if constexpr (std::is_same_v<In, float> || std::is_same_v<In, double>) {
+    return negative ? -std::numeric_limits<In>::infinity() : std::numeric_limits<In>::infinity();
+  } else {
+    const float inf = std::numeric_limits<float>::infinity();
+    return In(negative ? -inf : inf);
+  }
+}
+
 template <class In>
 double to_double(const In& x) {
   if constexpr (std::is_same_v<In, double>) return x;
@@ -258,14 +274,13 @@ template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
 void check_specials() {
   constexpr int tile = BLOCK * N;
   constexpr bool has_inf = !std::is_same_v<In, __nv_fp8_e4m3>;  // e4m3 has no Inf
-  const float inf = std::numeric_limits<float>::infinity();
   const int cases = 5;
   // the kernel's second call reads tiles [cases, 2 cases): fill them with ones
   std::vector<In> data(std::size_t(2 * cases) * tile, In(1.f));
   auto at = [&](int c, int i) -> In& { return data[std::size_t(c) * tile + i]; };
-  at(0, 3) = has_inf ? In(inf) : nan_of<In>();
-  at(1, 5) = has_inf ? In(inf) : nan_of<In>();
-  at(1, tile - 1) = has_inf ? In(-inf) : nan_of<In>();
+  at(0, 3) = has_inf ? inf_of<In>(false) : nan_of<In>();
+  at(1, 5) = has_inf ? inf_of<In>(false) : nan_of<In>();
+  at(1, tile - 1) = has_inf ? inf_of<In>(true) : nan_of<In>();
   at(2, tile / 2) = nan_of<In>();
   for (int i = 0; i < tile; ++i) at(3, i) = In(-0.f);
   for (int i = 0; i < tile; ++i) at(4, i) = In(i % 2 ? -0.f : 0.f);
