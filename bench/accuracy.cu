@@ -7,7 +7,8 @@
 //
 //   tcr_accuracy [--out=FILE] [--n=1048576] [--types=f32,...] [--ops=sum,...] [--sets_only]
 // --sets_only makes the sets and their exact references on the host and prints the condition
-// numbers reached, without a GPU.
+// numbers reached, without a GPU, and fails if an exact result is not finite and nonzero or a
+// GenSum / GenDot set misses its condition number by more than 10x (a ctest).
 //
 // Data: f32 and f64 ill-conditioned sets are Ogita-Rump-Oishi GenSum / GenDot (test/support/
 // gen.hpp), generated in the input precision. Narrower types cannot hold GenSum's cancellation, so
@@ -311,6 +312,8 @@ std::string json_string(const std::string& s) {
   return r + "\"";
 }
 
+int failures = 0;  // --sets_only self-check
+
 struct options {
   std::string out = "accuracy.json";
   std::size_t n = std::size_t{1} << 20;
@@ -406,6 +409,16 @@ void run_type(const options& o, cudaStream_t stream, std::vector<std::string>& r
         std::printf("%-5s %-5s %-9s target %-8.1e reached %-9.2e exact %-12.5e %s\n", name(op),
                     name(dtype_of<T>()), sets[i].name.c_str(), sets[i].target_cond, ref.cond,
                     ref.exact.to_double(), sets[i].generator.c_str());
+        // Self-check: a finite, nonzero exact result, and GenSum / GenDot within a factor 10 of
+        // the condition asked for.
+        const double e = ref.exact.to_double();
+        const bool gen = std::is_same_v<T, float> || std::is_same_v<T, double>;
+        if (!std::isfinite(e) || e == 0 ||
+            (gen && sets[i].target_cond > 0 &&
+             !(ref.cond > sets[i].target_cond / 10 && ref.cond < sets[i].target_cond * 10))) {
+          std::printf("  ^ FAILED: exact result or condition number out of range\n");
+          ++failures;
+        }
         continue;
       }
       run_set<T>(op, sets[i], ref, o.n, stream, d_x, d_y, d_out, d_temp, rows);
@@ -468,8 +481,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tcr_accuracy: %s\n", e.what());
     return 1;
   }
-  if (o.sets_only)
-    return 0;
+  if (o.sets_only) {
+    std::printf("%d failed\n", failures);
+    return failures ? 1 : 0;
+  }
   const device_facts& f = facts();
   FILE* out = std::fopen(o.out.c_str(), "w");
   if (!out) {

@@ -29,3 +29,9 @@ target_link_libraries(tcr_device_bench PRIVATE tcr_bench_cases benchmark::benchm
 add_executable(tcr_accuracy accuracy.cu)
 target_include_directories(tcr_accuracy PRIVATE ${PROJECT_SOURCE_DIR}/test)
 target_link_libraries(tcr_accuracy PRIVATE tcr_bench_cases MPFR::MPFR)
+
+# Host-only checks for CI (no GPU needed): the case table registers, and the accuracy sets reach
+# their condition numbers with finite exact references.
+add_test(NAME bench.cases COMMAND tcr_device_bench --tcr_list)
+add_test(NAME bench.accuracy_sets COMMAND tcr_accuracy --sets_only --n=16384)
+set_tests_properties(bench.cases bench.accuracy_sets PROPERTIES TIMEOUT 300)
