@@ -17,6 +17,9 @@
 //                        2^-100 S for h <= 2^20 (u = 2^-53). A second, scaled cascade (values
 //                        times 2^-64) takes over where the plain one would overflow, so finite
 //                        data with a finite sum never give Inf or NaN.
+//   chunked_dot_double   dot product of doubles: chunked_sum<double> of two_prod pairs, plus
+//                        cascades scaled by 2^-1100 (products beyond DBL_MAX) and 2^1200 (chunks
+//                        of products below 2^-900), so no overflow and no underflow loss.
 //   chunked_ssq_double   sum of squares of doubles for nrm2, Blue's three bands (|x| > 2^480
 //                        scaled by 2^-600, |x| < 2^-480 scaled by 2^600, the rest plain), each
 //                        band a cascade fed with exact squares (two_prod): no overflow or
@@ -284,30 +287,6 @@ struct chunked_sum<double> {
     add_chunk(one);
   }
 
-  // sum x_i * y_i over a chunk: two_prod of each product, Sum2 chain of the rounded products,
-  // every error term into c. Exact products unless one overflows (rare path, scaled) or its
-  // error term falls below 2^-1074 (|x y| < 2^-969: an absolute error <= 2^-1075 per product).
-  template <int L>
-  TCR_HD void add_dot_chunk(const double (&x)[L], const double (&y)[L]) {
-    using namespace detail;
-    static_assert(L >= 1 && L <= 4, "chunks of at most 4 doubles");
-    double p[L], e[L];
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const auto [pi, ei] = two_prod(x[i], y[i]);
-      p[i] = pi;
-      e[i] = ei;
-    }
-    auto [s, c] = sum2_chain(p);
-#pragma unroll
-    for (int i = 0; i < L; ++i) c = add_rn(c, e[i]);
-    if (is_finite(s) && is_finite(c) && is_finite(add_rn(plain.hi, s))) {
-      plain.add2(s, c);
-    } else {
-      for (int i = 0; i < L; ++i) add_product_rare(x[i], y[i]);
-    }
-  }
-
   TCR_HD void merge(const chunked_sum& o) {
     using namespace detail;
     big.merge(o.big);
@@ -342,7 +321,7 @@ struct chunked_sum<double> {
   }
   TCR_HD double result() const { return value(); }
 
- private:
+  // Rare paths, public for chunked_dot_double.
   TCR_HD void add_rare(const double* x, int n) {
     using namespace detail;
     if (!all_finite(x, n)) {
@@ -353,7 +332,7 @@ struct chunked_sum<double> {
     }
     for (int i = 0; i < n; ++i) add_one_finite(x[i], 0.0);
   }
-  // x + e, both finite, e tiny relative to x (|e| <= ulp(x)) or zero.
+  // x + e, both finite, |e| <= ulp(x) (or e = 0): large x go to the scaled cascade.
   TCR_HD void add_one_finite(double x, double e) {
     using namespace detail;
     if (abs(x) < two_m958) {
@@ -363,30 +342,120 @@ struct chunked_sum<double> {
       big.add2(mul_rn(x, two_m64), mul_rn(e, two_m64));  // e scaled may lose < 2^-1074
     }
   }
-  TCR_HD void add_product_rare(double x, double y) {
-    using namespace detail;
-    if (!is_finite(x) || !is_finite(y)) {
-      plain.hi = add_rn(plain.hi, mul_rn(x, y));
-      return;
-    }
-    const auto [p, e] = two_prod(x, y);
-    if (is_finite(p)) {
-      add_one_finite(p, e);
-      return;
-    }
-    // |x y| > DBL_MAX: scale the larger factor by 2^-64 (exact: it is >= 2^511 > 2^-958).
-    const bool xbig = abs(x) >= abs(y);
-    const auto [ps, es] = two_prod(xbig ? mul_rn(x, two_m64) : x, xbig ? y : mul_rn(y, two_m64));
-    if (!is_finite(ps)) {  // beyond 2^1088: not representable even scaled
-      plain.hi = add_rn(plain.hi, ps);
-      return;
-    }
-    big.add2(ps, es);
-  }
   // Moves plain into big (plain is then zero).
   TCR_HD void spill() {
     big.merge(plain.scaled(detail::two_m64));
     plain = detail::cascade3{};
+  }
+  TCR_HD bool is_zero() const { return plain.is_zero() && big.is_zero(); }
+};
+
+namespace detail {
+TCR_HD int biased_exponent(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return static_cast<int>((bits >> 52) & 0x7ff);
+}
+}  // namespace detail
+
+// Dot product of doubles, result double: chunked_sum<double> for the products, plus two scaled
+// cascades so that no finite data give a spurious Inf, NaN or underflow loss:
+//   huge  products with |x y| > DBL_MAX, as (x 2^-550)(y 2^-550): units of 2^1100. Both factors
+//         are >= 1 then (each is <= DBL_MAX), so the scaled factors are normal and two_prod exact.
+//   tiny  chunks whose products all lie below 2^-900, as (x 2^600)(y 2^600): units of 2^-1200.
+//         Scaled factors are >= 2^-474, products >= 2^-948: two_prod's error term is exact.
+// Every other product is exact by two_prod (|x y| >= 2^-900 > 2^-969), except products below
+// 2^-969 in a chunk with a product above 2^-900, whose error terms (< 2^-1075 each) are then
+// negligible against S >= 2^-900. Bound: |res - s| <= u|s| + 2^-100 S (+ the representation
+// limit 2^-1075 when s is subnormal).
+struct chunked_dot_double {
+  chunked_sum<double> main;
+  detail::cascade3 huge;  // units of 2^1100
+  detail::cascade3 tiny;  // units of 2^-1200
+
+  template <int L>
+  TCR_HD void add_dot_chunk(const double (&x)[L], const double (&y)[L]) {
+    using namespace detail;
+    static_assert(L >= 1 && L <= 4, "chunks of at most 4 doubles");
+    double p[L], e[L];
+    int max_exp = 0;
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+      const auto [pi, ei] = two_prod(x[i], y[i]);
+      p[i] = pi;
+      e[i] = ei;
+      const int be = biased_exponent(pi);
+      max_exp = be > max_exp ? be : max_exp;
+    }
+    auto [s, c] = sum2_chain(p);
+#pragma unroll
+    for (int i = 0; i < L; ++i) c = add_rn(c, e[i]);
+    if (max_exp >= 1023 - 900 && is_finite(s) && is_finite(c) &&
+        is_finite(add_rn(main.plain.hi, s))) {
+      main.plain.add2(s, c);
+    } else {
+      for (int i = 0; i < L; ++i) add_product_rare(x[i], y[i], max_exp < 1023 - 900);
+    }
+  }
+
+  TCR_HD void merge(const chunked_dot_double& o) {
+    main.merge(o.main);
+    huge.merge(o.huge);
+    tiny.merge(o.tiny);
+  }
+
+  TCR_HD eft<double> pair() const {
+    using namespace detail;
+    if (!is_finite(main.plain.hi)) return {main.plain.hi, 0.0};
+    if (!huge.is_zero()) {
+      // S >= 2^1024 here: everything below 2^26 (2^-1074 units) is negligible; tiny is ignored.
+      cascade3 t = huge;
+      t.merge(main.plain.scaled(0x1p-550).scaled(0x1p-550));
+      t.merge(main.big.scaled(0x1p-518).scaled(0x1p-518));  // 2^64 units -> 2^1100 units
+      const auto [h, l] = t.pair();
+      const double hs = mul_rn(mul_rn(h, 0x1p550), 0x1p550);
+      if (!is_finite(hs)) return {hs, 0.0};
+      return {hs, mul_rn(mul_rn(l, 0x1p550), 0x1p550)};
+    }
+    if (!tiny.is_zero()) {
+      if (main.is_zero()) {
+        const auto [h, l] = tiny.pair();
+        const double v = mul_rn(mul_rn(add_rn(h, l), 0x1p-600), 0x1p-600);  // one rounding
+        return {v, 0.0};  // (a result below 2^-1022 rounds to the subnormal grid)
+      }
+      chunked_sum<double> m = main;
+      m.plain.merge(tiny.scaled(0x1p-600).scaled(0x1p-600));  // lost parts < 2^-1074
+      return m.pair();
+    }
+    return main.pair();
+  }
+  TCR_HD double value() const {
+    using namespace detail;
+    const auto [h, l] = pair();
+    return is_finite(h) ? add_rn(h, l) : h;
+  }
+  TCR_HD double result() const { return value(); }
+
+ private:
+  TCR_HD void add_product_rare(double x, double y, bool all_tiny) {
+    using namespace detail;
+    if (!is_finite(x) || !is_finite(y)) {
+      main.plain.hi = add_rn(main.plain.hi, mul_rn(x, y));  // Inf or NaN, as plain summation
+      return;
+    }
+    if (x == 0.0 || y == 0.0) return;
+    if (all_tiny) {
+      const auto [p, e] = two_prod(mul_rn(x, 0x1p600), mul_rn(y, 0x1p600));
+      tiny.add2(p, e);
+      return;
+    }
+    const auto [p, e] = two_prod(x, y);
+    if (is_finite(p)) {
+      main.add_one_finite(p, e);
+      return;
+    }
+    const auto [ps, es] = two_prod(mul_rn(x, 0x1p-550), mul_rn(y, 0x1p-550));
+    huge.add2(ps, es);
   }
 };
 

@@ -143,9 +143,10 @@ struct traits {
   // Double machinery where any operand or the result is double.
   static constexpr bool wide = std::is_same_v<X, double> || std::is_same_v<YL, double> ||
                                is_double_result_v<Out>;
-  using acc_type = std::conditional_t<
-      Op == op_kind::nrm2, std::conditional_t<wide, chunked_ssq_double, chunked_sum<float>>,
-      std::conditional_t<wide, chunked_sum<double>, chunked_sum<float>>>;
+  using wide_acc = std::conditional_t<
+      Op == op_kind::nrm2, chunked_ssq_double,
+      std::conditional_t<Op == op_kind::dot, chunked_dot_double, chunked_sum<double>>>;
+  using acc_type = std::conditional_t<wide, wide_acc, chunked_sum<float>>;
   static constexpr int max_size = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
   static constexpr int vec_items = 16 / max_size;
 

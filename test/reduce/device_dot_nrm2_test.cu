@@ -120,10 +120,17 @@ TEST_SUITE("gpu") {
     CHECK(run_device<double>(op::dot, ad.get(), ad.get(), 3) == double(inf));
   }
 
-  TEST_CASE("Dot double: products beyond DBL_MAX (up to 2^1088) that cancel stay finite") {
-    const double big = 0x1p520;
-    const typed_data<double> x({big, big, 1.0, 3.0});
-    const typed_data<double> y({big, -big, 1.0, 2.0});
+  TEST_CASE("Dot double: products beyond DBL_MAX or far below 2^-969 stay finite and exact") {
+    const double m = DBL_MAX;
+    const typed_data<double> x({0x1p600, 0x1p600, 1.0, 3.0, m, m, 0.5});
+    const typed_data<double> y({0x1p600, -0x1p600, 1.0, 2.0, 0.75, -0.5, -m});
     run_and_check<double>(op::dot, x, 0, &y, 0);
+    const std::uint64_t seed = 2700;
+    INFO("seed = ", seed);
+    for (std::size_t n : {std::size_t(1001), std::size_t(300007)}) {
+      const auto a = typed_random<double>(n, seed, -500, -490);  // products 2^-1000 .. 2^-978
+      const auto b = typed_random<double>(n, seed + 1, -500, -490);
+      run_and_check<double>(op::dot, a, 1, &b, 1);
+    }
   }
 }

@@ -146,22 +146,69 @@ TEST_CASE("chunked_sum<double>: Inf and NaN as plain summation") {
   CHECK(std::isnan(sum({1, 2, std::numeric_limits<double>::quiet_NaN(), 3})));
 }
 
-TEST_CASE("chunked_sum<double>::add_dot_chunk: GenDot data meets 2u|s| + 2^-88 S") {
+// Folds x . y into 8 accumulators in chunks of L, merges them, checks 2u|s| + 2^-88 S.
+template <int L>
+void check_dot_double(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<tcr::chunked_dot_double> acc(8);
+  std::size_t i = 0;
+  for (; i + L <= x.size(); i += L) {
+    double cx[L], cy[L];
+    for (int k = 0; k < L; ++k) cx[k] = x[i + k], cy[k] = y[i + k];
+    acc[(i / L) % 8].add_dot_chunk(cx, cy);
+  }
+  for (; i < x.size(); ++i) {
+    const double cx[1] = {x[i]}, cy[1] = {y[i]};
+    acc[0].add_dot_chunk(cx, cy);
+  }
+  for (int k = 1; k < 8; ++k) acc[0].merge(acc[k]);
+  const mp s = tcr::test::exact_dot(x, y);
+  const mp S = tcr::test::exact_abs_dot(x, y);
+  const double res = acc[0].result();
+  INFO("n = ", x.size(), ", L = ", L, ", result ", res, ", scaled error ", tcr::test::scaled_error(res, s, S));
+  CHECK(within_bound(res, s, S, 0x1p-52, 0x1p-88));
+}
+
+TEST_CASE("chunked_dot_double: GenDot data meets 2u|s| + 2^-88 S") {
   for (double cond : {1.0, 1e8, 1e16, 1e32}) {
     const std::uint64_t seed = 3000 + static_cast<std::uint64_t>(std::log10(cond));
     INFO("seed = ", seed, ", cond = ", cond);
     const auto [x, y] = tcr::test::gen_dot<double>(10000, cond, seed);
-    std::vector<tcr::chunked_sum<double>> acc(8);
-    for (std::size_t i = 0; i + 2 <= x.size(); i += 2) {
-      const double cx[2] = {x[i], x[i + 1]};
-      const double cy[2] = {y[i], y[i + 1]};
-      acc[(i / 2) % 8].add_dot_chunk(cx, cy);
-    }
-    for (int k = 1; k < 8; ++k) acc[0].merge(acc[k]);
-    const mp s = tcr::test::exact_dot(x, y);
-    const mp S = tcr::test::exact_abs_dot(x, y);
-    CHECK(within_bound(acc[0].result(), s, S, 0x1p-52, 0x1p-88));
+    check_dot_double<2>(x, y);
+    check_dot_double<4>(x, y);
   }
+}
+
+TEST_CASE("chunked_dot_double: products beyond DBL_MAX and below 2^-969, no spurious Inf/NaN/loss") {
+  const double m = DBL_MAX;
+  // Huge products that cancel, and a huge result that is finite.
+  check_dot_double<2>({0x1p600, 0x1p600, 1.0, 3.0}, {0x1p600, -0x1p600, 1.0, 2.0});
+  check_dot_double<2>({m, m, 0.5, 3.0, 1e-300}, {0.75, -0.5, m, 2.0, 1e-300});
+  check_dot_double<4>({0x1p1000, 0x1p1000, 0x1p1000, 1.0}, {0x1p100, -0x1p100, 0x1p10, 0x1p-1000});
+  // Tiny products: the whole dot product lies far below 2^-969 (but is normal).
+  const std::uint64_t seed = 3050;
+  INFO("seed = ", seed);
+  tcr::test::rng64 rng(seed);
+  for (int emin : {-560, -530, -500}) {
+    std::vector<double> x(1000), y(1000);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emin + 20))) * (rng.coin() ? 1 : -1);
+      y[i] = std::ldexp(1 + rng.uniform(), int(rng.integer(-500, -480)));
+    }
+    check_dot_double<2>(x, y);
+    // Mixed: one ordinary product among tiny ones.
+    x[500] = 1.0, y[500] = 0x1p-900;
+    check_dot_double<2>(x, y);
+  }
+  // Inf and NaN.
+  const double inf = std::numeric_limits<double>::infinity();
+  tcr::chunked_dot_double a;
+  const double x1[2] = {inf, 1.0}, y1[2] = {2.0, 1.0};
+  a.add_dot_chunk(x1, y1);
+  CHECK(a.result() == inf);
+  const double y0[2] = {0.0, 1.0};
+  tcr::chunked_dot_double b;
+  b.add_dot_chunk(x1, y0);
+  CHECK(std::isnan(b.result()));
 }
 
 TEST_CASE("chunked_sum<float>::add_dot_chunk and add_exact_products_chunk") {
