@@ -15,9 +15,8 @@
 // Accuracy (Accuracy::compensated, the default; s the exact result, S = sum |x_i| (Dot:
 // sum |x_i y_i|), u the unit roundoff of the result type):
 //   float result:  |res - s| <= 2u|s| + 2^-40 S   for every n < 2^35
-//   double result: |res - s| <= 2u|s| + 2^-88 S   (Dot: while no product |x_i y_i| of double
-//                                                   inputs lies below 2^-969, where two_prod's
-//                                                   error term underflows)
+//   double result: |res - s| <= 2u|s| + 2^-88 S   (a result below 2^-1022 also rounds to the
+//                                                   subnormal grid: + 2^-1075)
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double), no overflow or underflow
 //   for any finite input.
 // Finite inputs whose exact result is finite give a finite result (intermediate overflow is
