@@ -84,8 +84,12 @@ __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t seed) {
        i += stride) {
     const std::uint64_t h =
         splitmix64(seed * 0x632be59bd9b4e019ull + static_cast<std::uint64_t>(i));
-    const float u = static_cast<float>(h >> 40) * 0x1p-23f - 1.0f; // uniform in [-1, 1)
-    p[i] = from_float<T>(u);
+    // +-(1 + m) 2^e, m uniform in [0, 1), e uniform in [-8, 7]: both signs and a range of
+    // exponents (both bands of e5m2, subnormals of e4m3), never zeros.
+    const float m = static_cast<float>(h & 0x7fffffu) * 0x1p-23f;
+    const int e = static_cast<int>((h >> 23) & 15u) - 8;
+    const float v = ldexpf(1.0f + m, e);
+    p[i] = from_float<T>((h >> 27) & 1u ? -v : v);
   }
 }
 

@@ -54,7 +54,8 @@ private:
   std::size_t bytes_ = 0;
 };
 
-// Writes n elements of type t at p, each uniform in [-1, 1) and a function of (seed, index) only.
+// Writes n elements of type t at p: +-(1 + m) 2^e with m uniform in [0, 1) and e in [-8, 7], each
+// a function of (seed, index) only.
 void fill_random(dtype t, void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream);
 
 // Random inputs of the speed runs, kept while consecutive benchmarks ask for the same type and n:
