@@ -371,11 +371,17 @@ __device__ __forceinline__ Acc share_of(const Acc& acc) {
   return (detail::lane_id() & 1) == 0 ? acc : Acc{};
 }
 
-// The merge of the 16 even lanes' accumulators (acc must be equal in lanes l and l ^ 1, as
-// lane_tile_sum leaves it). Every lane receives the same bits: partners combine in lane order.
+// The merge of the 16 even lanes' accumulators (lane_tile_sum leaves lanes l and l ^ 1 with the
+// same share). Every lane receives the same bits: the odd lanes first take their even
+// neighbour's accumulator (D's columns are equal row sums, but nothing promises the tensor core
+// rounds two columns alike), then partners combine in lane order.
 template <class Acc>
 __device__ __forceinline__ Acc merge_shares(Acc acc) {
   const int lane = detail::lane_id();
+  {
+    const Acc even = detail::shfl_xor(acc, 1);
+    if (lane & 1) acc = even;
+  }
 #pragma unroll
   for (int mask = 2; mask < 32; mask *= 2) {
     const Acc other = detail::shfl_xor(acc, mask);
