@@ -20,9 +20,14 @@
 
 namespace tcr::test {
 
-// Rounds a double to T (to nearest; saturating for fp8) and back.
+template <class T>
+double max_finite();
+
+// Rounds a double to T (to nearest); finite values beyond T's range saturate to its largest
+// finite value (test data never overflow by accident), Inf and NaN stay.
 template <class T>
 T to_type(double v) {
+  if (std::isfinite(v) && std::fabs(v) > max_finite<T>()) v = std::copysign(max_finite<T>(), v);
   if constexpr (std::is_same_v<T, double>) return v;
   else if constexpr (std::is_same_v<T, float>) return static_cast<float>(v);
   else if constexpr (std::is_same_v<T, __half>) return __double2half(v);
