@@ -220,6 +220,25 @@ struct chunked_sum<float> {
   TCR_HD void add_ssq_chunk(const float (&x)[L]) {
     add_dot_chunk(x, x);
   }
+  // sum x_i^2 for values of at most 12 significant bits (bfloat16: 8), squared in float: a
+  // normal square is exact, a subnormal one errs by <= 2^-150, which a chunk sum s >= 2^-100
+  // makes relative: <= L 2^-150 <= 2^-47 s. Chunks with a smaller nonzero sum (tiny data) or a
+  // non-finite one (huge data, Inf, NaN) are redone in double (rare path); all-zero chunks add 0.
+  template <int L>
+  TCR_HD void add_ssq_chunk_short(const float (&x)[L]) {
+    using namespace detail;
+    float p[L];
+#pragma unroll
+    for (int i = 0; i < L; ++i) p[i] = mul_rn(x[i], x[i]);
+    const auto [s, c] = sum2_chain(p);
+    if (is_finite(s) && s >= 0x1p-100f) {
+      add_pair(static_cast<double>(s), static_cast<double>(c));
+    } else {
+      bool any = false;
+      for (int i = 0; i < L; ++i) any = any || x[i] != 0.0f;
+      if (any) add_ssq_chunk(x);
+    }
+  }
   // sum x_i * y_i where every product is exact in float (e.g. both from {half, e4m3, e5m2}:
   // at most 22 significant bits, 2^-48 <= |x y| <= 2^32). Precondition, not checked.
   template <int L>

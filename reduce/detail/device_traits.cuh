@@ -283,6 +283,8 @@ struct traits {
       to_float(x, f);
       if constexpr (small_exact_v<X>) {
         for_chunks<chunk_len<N, 8>>(f, [&](const auto& c) { acc.add_exact_products_chunk(c, c); });
+      } else if constexpr (std::is_same_v<X, __nv_bfloat16>) {
+        for_chunks<chunk_len<N, 8>>(f, [&](const auto& c) { acc.add_ssq_chunk_short(c); });
       } else {
         acc.add_ssq_chunk(f);
       }

@@ -346,3 +346,34 @@ TEST_CASE("test support: the Kulisch reference equals MPFR's exact sum") {
   const auto ad = as_double(a), bd = as_double(b);
   CHECK(mpfr_equal_p(tcr::test::fast_exact_dot(ad, bd).get(), tcr::test::exact_dot(ad, bd).get()));
 }
+
+TEST_CASE("chunked_sum<float>::add_ssq_chunk_short: bfloat16-like values over the whole range") {
+  const std::uint64_t seed = 8000;
+  INFO("seed = ", seed);
+  tcr::test::rng64 rng(seed);
+  for (auto range : {std::pair<int, int>{-133, 100}, {-133, -60}, {60, 100}, {-70, -55}, {-10, 10}}) {
+    std::vector<float> x(4096);
+    for (auto& v : x) {
+      const float m = 1.0f + float(rng.integer(0, 127)) / 128.0f;  // 8 significant bits
+      v = std::ldexp(m, int(rng.integer(range.first, range.second))) * (rng.coin() ? 1.0f : -1.0f);
+      if (rng.integer(0, 15) == 0) v = 0.0f;
+    }
+    tcr::chunked_sum<float> acc[3];
+    for (std::size_t i = 0; i < x.size(); i += 8) {
+      float c[8];
+      for (int k = 0; k < 8; ++k) c[k] = x[i + k];
+      acc[(i / 8) % 3].add_ssq_chunk_short(c);
+    }
+    acc[0].merge(acc[1]);
+    acc[0].merge(acc[2]);
+    const double res = double(float(std::sqrt(acc[0].value())));
+    const auto xd = as_double(x);
+    INFO("exponents ", range.first, " .. ", range.second, ": rel error ",
+         tcr::test::nrm2_rel_error(res, tcr::test::exact_dot(xd, xd)));
+    CHECK(tcr::test::nrm2_within(res, tcr::test::exact_dot(xd, xd), 0x1p-24 + 0x1p-40));
+  }
+  tcr::chunked_sum<float> z;
+  const float zeros[8] = {};
+  z.add_ssq_chunk_short(zeros);
+  CHECK(z.value() == 0.0);
+}
