@@ -43,7 +43,8 @@
 // error per type, policy and R; bench/results/mma_characterize_h200.json holds the numbers.
 //
 // Exact paths (error 0, proved in the comments below): e4m3 through f16 MMAs (tile_path::
-// exact_f16); f16 and bf16 only when their sums fit the accumulator (not in general). With
+// exact_f16), e5m2 through f16 MMAs in two exponent bands (tile_path::exact_bands_f16, twice the
+// MMAs); f16 and bf16 only when their sums fit the accumulator (not in general). With
 // exact_f16 every folded D value is a multiple of 2^-9 below 2^15, so a double lane accumulator
 // stays exact while its sum is below 2^44 (53 bits above 2^-9): at least 2^44 / 448 > 3.9e10
 // e4m3 elements per lane. A device-wide e4m3 sum can thus be exact up to its final merges.
@@ -68,6 +69,7 @@ struct fold_out {};
 enum class tile_path {
   native,     // the input type's own MMA (fp8: m16n8k32, about 13 accumulator bits on Hopper)
   exact_f16,  // e4m3 only: converted to f16 (exact) and summed by f16 MMAs, exactly
+  exact_bands_f16,  // e5m2 only: split into |x| >= 1 and |x| < 1, each band summed exactly in f16
 };
 
 template <class In>
@@ -121,8 +123,10 @@ struct lane_tile {
 
 // The MMAs one tile costs.
 template <class In, tile_path Path = tile_path::native>
-inline constexpr int mmas_per_tile_v = std::is_same_v<In, float> ? 3
-                                       : (Path == tile_path::exact_f16 ? 2 : 1);
+inline constexpr int mmas_per_tile_v = std::is_same_v<In, float>               ? 3
+                                       : Path == tile_path::exact_f16       ? 2
+                                       : Path == tile_path::exact_bands_f16 ? 4
+                                                                            : 1;
 
 namespace detail {
 
@@ -297,13 +301,16 @@ __device__ __forceinline__ lane_tile<In> pack_lane_tile(const In (&items)[N], in
 // Folds the R tiles (this lane's share of each) into acc under Policy. Every lane of the warp
 // must call (mma.sync is warp-wide). acc is a float, a double, or an accumulator from
 // compensated/ (tcr::accumulate(acc, float) must work). See the file comment for who holds what.
-// Path = exact_f16 (e4m3 only): every MMA is exact; chains are cut after 4 MMAs so that the
-// running sum stays exact (proof below).
+// Path = exact_f16 (e4m3 only) or exact_bands_f16 (e5m2 only): every MMA is exact; chains are
+// cut after 4 MMAs so that the running sum stays exact (proofs below).
 template <class Policy, tile_path Path = tile_path::native, class In, int R, class Acc>
 __device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], Acc& acc) {
   static_assert(R >= 1, "tcr::mma::lane_tile_sum: R (tiles per call) must be at least 1");
-  static_assert(Path == tile_path::native || std::is_same_v<In, __nv_fp8_e4m3>,
+  static_assert(Path != tile_path::exact_f16 || std::is_same_v<In, __nv_fp8_e4m3>,
                 "tcr::mma::lane_tile_sum: tile_path::exact_f16 is for __nv_fp8_e4m3 input only");
+  static_assert(Path != tile_path::exact_bands_f16 || std::is_same_v<In, __nv_fp8_e5m2>,
+                "tcr::mma::lane_tile_sum: tile_path::exact_bands_f16 is for __nv_fp8_e5m2 input "
+                "only");
   using Traits = lane_tile_traits<In>;
   if constexpr (std::is_same_v<In, float>) {
     // Fragment m of tile r holds one significance level (0: hi, 1: mid, 2: lo) of the lane's 8
@@ -353,6 +360,34 @@ __device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], A
       }
     }
     detail::reduce_fragments<sm80_m16n8k16_f32_f16_f16_f32, Policy, 4>(a, acc);
+  } else if constexpr (Path == tile_path::exact_bands_f16) {
+    // Exactness proof. An e5m2 value is the top byte of the f16 with the same value (f16 bits
+    // = byte << 8), so the conversion is exact. Band "high" holds the values with |x| >= 1
+    // (exponent field >= 15, and Inf/NaN): multiples of 2^-2 with |x| <= 57344 < 2^16. Band
+    // "low" holds |x| < 1: multiples of 2^-16 (the subnormal step) with |x| <= 0.875. Each band
+    // goes through its own f16 MMAs against ones (a value is +0 in the other band), in chains of
+    // at most 4 MMAs. High: |C|, terms and partial sums are multiples of 2^-2 below
+    // 4 * 16 * 57344 < 2^22, so at most 24 significant bits, and the MMA keeps every bit down to
+    // 2^(22 - 24) = 2^-2 (e_max + 1 <= 22). Low: multiples of 2^-16 below 4 * 16 * 0.875 < 2^6,
+    // at most 22 bits, kept down to 2^(6 - 24) < 2^-16. So every D is exact; as for e4m3, fold_out
+    // is the chain of length 1. Inf and NaN sit in the high band and propagate.
+    uint32_t hi[2 * R][4], lo[2 * R][4];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t w = tiles[r].w[j];  // 4 e5m2 bytes
+        const uint32_t high = __vcmpgeu4(w & 0x7f7f7f7fu, 0x3c3c3c3cu);  // 0xff where |x| >= 1
+        const uint32_t wh = w & high, wl = w & ~high;
+        // bytes b0 b1 -> f16x2 (b0 << 8) | (b1 << 24); bytes b2 b3 likewise
+        hi[2 * r + j / 2][2 * (j % 2)] = __byte_perm(wh, 0u, 0x1404);
+        hi[2 * r + j / 2][2 * (j % 2) + 1] = __byte_perm(wh, 0u, 0x3424);
+        lo[2 * r + j / 2][2 * (j % 2)] = __byte_perm(wl, 0u, 0x1404);
+        lo[2 * r + j / 2][2 * (j % 2) + 1] = __byte_perm(wl, 0u, 0x3424);
+      }
+    }
+    detail::reduce_fragments<sm80_m16n8k16_f32_f16_f16_f32, Policy, 4>(hi, acc);
+    detail::reduce_fragments<sm80_m16n8k16_f32_f16_f16_f32, Policy, 4>(lo, acc);
   } else {
     uint32_t a[R][4];
 #pragma unroll

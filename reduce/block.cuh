@@ -33,9 +33,12 @@
 //           152, shuffle 376; f32 shuffle 328 vs CUB 112, fold (bf16x3 split) 504;
 //   N = 64: f16/bf16 fold 296 vs CUB 240-272 (1.1-1.2x), shuffle 744-776; e4m3/e5m2 fold 288-328
 //           vs CUB 384 (below CUB), shuffle 888; f32 shuffle 712 vs CUB 208, fold 1416.
-// So tensor_core_fold for 8- and 16-bit inputs, shuffle_tree for float and double (the split
-// costs more than it saves). Fast (plain float) sums: tensor_core_chain is below CUB's count
-// for 8/16-bit inputs (f16 N = 64: 168 vs 240).
+// The compensated contract (DESIGN.md section 5) lets tensor cores in only where their sums are
+// exact: e4m3 and e5m2 under tensor_core_fold (e5m2 then costs 4 MMAs per 512 items instead of
+// 2; its count above is for the native path and is to be re-measured). f16, bf16 and float keep
+// the shuffle tree for compensated sums (their MMAs round: fast-mode accuracy only). Fast (plain
+// float) sums: tensor_core_chain is below CUB's count for 8/16-bit inputs (f16 N = 64: 168 vs
+// 240).
 #pragma once
 
 #include <type_traits>
@@ -54,8 +57,7 @@ enum class BlockReduceAlgorithm {
 // The algorithm to use for a compensated block Sum of In items (see the numbers above).
 template <class In>
 inline constexpr BlockReduceAlgorithm block_sum_algorithm_v =
-    std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16> ||
-            std::is_same_v<In, __nv_fp8_e4m3> || std::is_same_v<In, __nv_fp8_e5m2>
+    std::is_same_v<In, __nv_fp8_e4m3> || std::is_same_v<In, __nv_fp8_e5m2>
         ? BlockReduceAlgorithm::tensor_core_fold
         : BlockReduceAlgorithm::shuffle_tree;
 

@@ -24,9 +24,12 @@
 //                      ceil(N / E) tiles (E = 8 items per lane and tile for 16-bit and float,
 //                      16 for 8-bit), then folded into T and merged over the lanes
 //                      (mma/tile_sum.cuh, chain_in_tensor_core). Error: see that header.
-//   tensor_core_fold   as above with C = 0 for every MMA and each D folded into T (fold_out):
-//                      with a compensated T the only error is the MMA's own alignment, and none
-//                      for e4m3 (exact through f16, proved in mma/tile_sum.cuh).
+//   tensor_core_fold   as above with C = 0 for every MMA and each D folded into T (fold_out).
+//                      For e4m3 and e5m2 every MMA is exact (through f16; e5m2 in two exponent
+//                      bands; proved in mma/tile_sum.cuh), so with a compensated T (neumaier)
+//                      the result meets the compensated bound u|s| + gamma_h^2 S. For f16, bf16
+//                      and float the MMA's alignment error (K + 2) 2^-23 S (mma/tile_sum.cuh)
+//                      remains: fast-mode accuracy, whatever T is.
 // Reduce(x, op) and Dot always use the shuffle tree (tensor cores only add, and a dot needs its
 // products paired, which a ones matrix cannot do). A zero result of a tensor-core sum may be +0
 // where IEEE summation of -0 terms gives -0.
@@ -133,10 +136,15 @@ template <WarpReduceAlgorithm Algorithm>
 using mma_policy_t = std::conditional_t<Algorithm == WarpReduceAlgorithm::tensor_core_fold,
                                         mma::fold_out, mma::chain_in_tensor_core>;
 
-// The tile path per input: e4m3 goes through f16 (exact, proved in mma/tile_sum.cuh).
-template <class In>
+// The tile path per input: e4m3 goes through f16 (exact, proved in mma/tile_sum.cuh, and no
+// dearer than the native fp8 MMA on sm_90); e5m2 through f16 in two exponent bands (exact, twice
+// the MMAs) under tensor_core_fold, natively under tensor_core_chain.
+template <class In, WarpReduceAlgorithm Algorithm>
 inline constexpr mma::tile_path tile_path_v =
-    std::is_same_v<In, __nv_fp8_e4m3> ? mma::tile_path::exact_f16 : mma::tile_path::native;
+    std::is_same_v<In, __nv_fp8_e4m3> ? mma::tile_path::exact_f16
+    : std::is_same_v<In, __nv_fp8_e5m2> && Algorithm == WarpReduceAlgorithm::tensor_core_fold
+        ? mma::tile_path::exact_bands_f16
+        : mma::tile_path::native;
 
 }  // namespace detail
 
@@ -270,7 +278,8 @@ class WarpReduce {
 #pragma unroll
       for (int t = 0; t < tiles; ++t) r_tiles[t] = mma::pack_lane_tile(items, t * E, mine);
       T acc{};
-      mma::lane_tile_sum<detail::mma_policy_t<Algorithm>, detail::tile_path_v<In>>(r_tiles, acc);
+      mma::lane_tile_sum<detail::mma_policy_t<Algorithm>, detail::tile_path_v<In, Algorithm>>(r_tiles,
+                                                                                     acc);
       return acc;
     } else {
       T acc{};

@@ -92,7 +92,8 @@ std::vector<double> run_tiles(const std::vector<In>& data, int warps) {
 // chained f16 steps on sm_90; a float tile is three bf16 steps.
 template <class In, class Policy, tile_path Path>
 constexpr int chain_steps(int R) {
-  const int per_tile = mmas_per_tile_v<In, Path> * (sizeof(In) == 1 && Path == tile_path::native ? 2 : 1);
+  const int per_tile =
+      mmas_per_tile_v<In, Path> * (sizeof(In) == 1 && Path == tile_path::native ? 2 : 1);
   if constexpr (std::is_same_v<Policy, fold_out>) {
     return std::is_same_v<In, float> ? 1 : per_tile;  // float: one level per MMA
   } else {
@@ -100,7 +101,14 @@ constexpr int chain_steps(int R) {
   }
 }
 
-enum class data_kind { small_integers, same_sign_wide, e4m3_worst_max, e4m3_worst_mixed };
+enum class data_kind {
+  small_integers,
+  same_sign_wide,
+  e4m3_worst_max,
+  e4m3_worst_mixed,
+  e5m2_worst_max,
+  e5m2_worst_mixed
+};
 
 // Exponent range of the same-sign wide-range data per type.
 template <class In>
@@ -134,6 +142,21 @@ std::vector<In> make_data(data_kind kind, std::size_t n, std::uint64_t seed) {
         else {
           __nv_fp8_storage_t b = static_cast<__nv_fp8_storage_t>(k);
           if ((b & 0x7f) == 0x7f) b = 0x7e;  // skip NaN
+          std::memcpy(&v[i], &b, 1);
+        }
+        break;
+      }
+      case data_kind::e5m2_worst_max: v[i] = In(57344.f); break;
+      case data_kind::e5m2_worst_mixed: {
+        // the largest finite value, the smallest subnormal, 1 (the band edge) and random
+        // finite bytes
+        const int k = byte(rng);
+        if (i % 4 == 0) v[i] = In(57344.f);
+        else if (i % 4 == 1) v[i] = In(std::ldexp(1.f, -16));
+        else if (i % 4 == 2) v[i] = In(k % 2 ? 1.f : 0.875f);
+        else {
+          __nv_fp8_storage_t b = static_cast<__nv_fp8_storage_t>(k);
+          if ((b & 0x7c) == 0x7c) b &= 0xfb;  // skip Inf and NaN
           std::memcpy(&v[i], &b, 1);
         }
         break;
@@ -219,6 +242,13 @@ TEST_SUITE("gpu") {
                         data_kind::same_sign_wide}) {
       check_all_r<__nv_fp8_e4m3, fold_out, double, tile_path::exact_f16>(k, true, 2000 + 100 * int(k));
       check_all_r<__nv_fp8_e4m3, chain_in_tensor_core, double, tile_path::exact_f16>(k, true, 2050 + 100 * int(k));
+    }
+  }
+  TEST_CASE("e5m2 through f16 MMAs in two bands is exact on worst-case data") {
+    for (data_kind k : {data_kind::e5m2_worst_max, data_kind::e5m2_worst_mixed,
+                        data_kind::same_sign_wide}) {
+      check_all_r<__nv_fp8_e5m2, fold_out, double, tile_path::exact_bands_f16>(k, true, 2500 + 100 * int(k));
+      check_all_r<__nv_fp8_e5m2, chain_in_tensor_core, double, tile_path::exact_bands_f16>(k, true, 2550 + 100 * int(k));
     }
   }
   TEST_CASE("tile sums stay within the model bound on same-sign wide-range data") {

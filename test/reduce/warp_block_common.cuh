@@ -119,7 +119,8 @@ inline double gamma(int h, double u) { return h * u / (1 - h * u); }
 //     u|s| + gamma_h^2 S.
 //   tensor cores: the MMAs' model error E = tile_error_bound(steps, 16, 24, S') of
 //     mma/tile_sum.cuh (steps: the MMA steps one chain holds; S' = S, or (1 + 2^-7) S for the
-//     bf16 parts of floats; E = 0 for e4m3, exact), then the accumulator T over the D values,
+//     bf16 parts of floats; E = 0 for e4m3 and for e5m2 under fold: exact), then the
+//     accumulator T over the D values,
 //     whose absolute sum is at most S' + E <= 2 S, along a tree of height h <= 2 M + 3 + 5
 //     (at most 2 folds per MMA for M MMAs per lane, the lane shares, the block):
 //     plain T: E + gamma_h 2 S;  neumaier<T>: E + u(|s| + E) + gamma_h^2 2 S.
@@ -150,11 +151,20 @@ struct acc_traits<tcr::neumaier<V>> {
   using value = V;
 };
 
-template <class In>
-inline constexpr int mma_steps_per_tile = std::is_same_v<In, float>           ? 3
-                                          : std::is_same_v<In, __nv_fp8_e5m2> ? 2  // sm_90: 2 HMMA
-                                          : std::is_same_v<In, __nv_fp8_e4m3> ? 2  // via f16
-                                                                              : 1;
+// f16 MMA steps per tile: float 3 (bf16 levels), e4m3 2 (through f16), e5m2 4 under fold (two
+// bands through f16) or 2 under chain (sm_90 runs an fp8 m16n8k32 as two f16 steps).
+template <class In, BlockReduceAlgorithm A>
+inline constexpr int mma_steps_per_tile =
+    std::is_same_v<In, float>           ? 3
+    : std::is_same_v<In, __nv_fp8_e4m3> ? 2
+    : std::is_same_v<In, __nv_fp8_e5m2> ? (A == BlockReduceAlgorithm::tensor_core_fold ? 4 : 2)
+                                        : 1;
+
+// The paths proved exact in mma/tile_sum.cuh.
+template <class In, BlockReduceAlgorithm A>
+inline constexpr bool mma_exact =
+    std::is_same_v<In, __nv_fp8_e4m3> ||
+    (std::is_same_v<In, __nv_fp8_e5m2> && A == BlockReduceAlgorithm::tensor_core_fold);
 
 template <class T, class In, int N, BlockReduceAlgorithm A>
 bound_model make_model(double S) {
@@ -166,13 +176,13 @@ bound_model make_model(double S) {
   } else {
     constexpr int E = tcr::mma::lane_tile<In>::elements;
     constexpr int tiles = (N + E - 1) / E;
-    const int mmas = tiles * mma_steps_per_tile<In>;
+    const int mmas = tiles * mma_steps_per_tile<In, A>;
     m.h = 2 * mmas + 8;
     m.s_factor = 2.0;
-    if constexpr (!std::is_same_v<In, __nv_fp8_e4m3>) {
+    if constexpr (!mma_exact<In, A>) {
       // fold_out: one MMA instruction per fold (float: one bf16 level per MMA); chain: all.
       const int steps = A == BlockReduceAlgorithm::tensor_core_fold
-                            ? (std::is_same_v<In, float> ? 1 : mma_steps_per_tile<In>)
+                            ? (std::is_same_v<In, float> ? 1 : mma_steps_per_tile<In, A>)
                             : mmas;
       const double Sp = std::is_same_v<In, float> ? S * (1 + std::ldexp(1.0, -7)) : S;
       m.mma_error = tcr::mma::tile_error_bound(steps, 16, 24, Sp);
