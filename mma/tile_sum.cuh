@@ -428,6 +428,17 @@ __device__ __forceinline__ Acc merge_shares(Acc acc) {
   return acc;
 }
 
+// Earlier names (the first version of this header kept quad-shared accumulators); they now do
+// what share_of and merge_shares do, so code written against them stays correct.
+template <class Acc>
+[[deprecated("use tcr::mma::share_of")]] __device__ __forceinline__ Acc quad_share(const Acc& acc) {
+  return share_of(acc);
+}
+template <class Acc>
+[[deprecated("use tcr::mma::merge_shares")]] __device__ __forceinline__ Acc merge_quads(Acc acc) {
+  return merge_shares(acc);
+}
+
 // The sum of R tiles; every lane receives the warp's total (an Acc; tcr::result(acc) rounds it).
 //   auto total = tcr::mma::warp_tile_sum<tcr::mma::fold_out, tcr::neumaier<float>>(tiles);
 template <class Policy, class Acc = float, tile_path Path = tile_path::native, class In, int R>
