@@ -23,7 +23,9 @@
 // caught and rescaled on a rare path); Inf and NaN propagate as in plain summation (Nrm2: NaN if
 // any element is NaN, else +inf if any is infinite). How: compensated/wide.cuh.
 // Accuracy::fast and Accuracy::double_word currently run the compensated path (whose bound is
-// the stronger one); Engine::tensor_core is not available yet (cudaErrorNotSupported).
+// the stronger one). Engine: fp8 Sum and Asum run on tensor cores (exact f16 MMAs, see
+// mma/tile_sum.cuh) unless Engine::cuda_core is asked for; every other operation runs on CUDA
+// cores, and Engine::tensor_core there gives cudaErrorNotSupported.
 //
 // Execution: one kernel launch for every n (including n = 0, which writes 0, or init for
 // Reduce); no host synchronisation, no allocation in the two-phase form, capturable in a CUDA
@@ -120,7 +122,7 @@ bool aligned_to_element(const void* p) {
 template <class K>
 cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x,
                 const void* y, void* out, std::int64_t n, cudaStream_t stream, const K& k,
-                Engine engine) {
+                bool engine_available = true) {
   using X = typename K::x_type;
   using Y = typename K::y_type;
   constexpr bool binary = !std::is_void_v<Y>;
@@ -129,7 +131,7 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   constexpr int V = K::vec_items;
   using Acc = typename K::acc_type;
 
-  if (engine == Engine::tensor_core) return cudaErrorNotSupported;
+  if (!engine_available) return cudaErrorNotSupported;
   const std::size_t needed = temp_bytes_for<Acc>(n, elem_bytes);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
@@ -269,7 +271,7 @@ struct DeviceReduce {
                   "tcr::DeviceReduce::Dot: the result must be float, double, tcr::df32 or tcr::dd");
     using K = detail::device::traits<detail::device::op_kind::dot, InX, InY, Out>;
     return detail::device::run(d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_items,
-                               stream, K{}, options.engine);
+                               stream, K{}, options.engine != Engine::tensor_core);
   }
   template <class InX, class InY, class Out>
   static cudaError_t Dot(const InX* d_x, const InY* d_y, Out* d_out, std::int64_t num_items,
@@ -292,7 +294,7 @@ struct DeviceReduce {
                   "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
     using K = detail::device::reduce_traits<In, Out, Op>;
     return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
-                               num_items, stream, K{op, init}, Engine::automatic);
+                               num_items, stream, K{op, init});
   }
   template <class In, class Out, class Op>
   static cudaError_t Reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
@@ -312,9 +314,16 @@ struct DeviceReduce {
                   "tcr::DeviceReduce: input must be e4m3, e5m2, half, bfloat16, float or double");
     static_assert(detail::device::is_result_type_v<Out>,
                   "tcr::DeviceReduce: the result must be float, double, tcr::df32 or tcr::dd");
-    using K = detail::device::traits<Op, In, In, Out>;
-    return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
-                               num_items, stream, K{}, options.engine);
+    using namespace detail::device;
+    constexpr bool tc_capable = is_fp8_v<In> && (Op == op_kind::sum || Op == op_kind::asum);
+    if constexpr (tc_capable) {
+      if (options.engine != Engine::cuda_core) {  // automatic: tensor cores for fp8 sums
+        return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
+                   fp8_tc_traits<Op, In, Out>{});
+      }
+    }
+    return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
+               traits<Op, In, In, Out>{}, options.engine != Engine::tensor_core);
   }
 };
 

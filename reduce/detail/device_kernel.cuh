@@ -146,8 +146,28 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
 
   Acc r_acc{};  // this thread's elements, in a fixed order
 
+  // Vector region on tensor cores: the warp-wide MMAs need every lane, so the unrolled loop runs
+  // while the warp's last lane still has Unroll vectors (a warp-uniform condition: v - lane is
+  // the same for all lanes); the remaining vectors go through the CUDA-core loop below.
+  if constexpr (K::tensor_core) {
+    typename K::acc_type r_tc{};
+    const std::int64_t lane = threadIdx.x & 31;
+    const X* g_xv = g_x + p.head;
+    std::int64_t v = tid;
+    for (; v - lane + 31 + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
+      X r_x[Unroll][V];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) load_vec(g_xv + (v + u * stride) * V, r_x[u]);
+      k.tc_add(r_tc, r_x);
+    }
+    for (; v < p.nvec; v += stride) {
+      X r_x[V];
+      load_vec(g_xv + v * V, r_x);
+      k.add_vec(r_acc, r_x, r_x);
+    }
+    r_acc = k.merge(r_acc, k.tc_share(r_tc));
+  } else if constexpr (V > 1) {
   // Vector region: vectors v = tid, tid + stride, ...; Unroll loads in flight.
-  if constexpr (V > 1) {
     const X* g_xv = g_x + p.head;
     const YL* g_yv = binary ? g_y + p.head : nullptr;
     std::int64_t v = tid;

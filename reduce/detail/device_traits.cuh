@@ -13,6 +13,7 @@
 #include "compensated/double_word.cuh"
 #include "compensated/eft.cuh"
 #include "compensated/wide.cuh"
+#include "mma/tile_sum.cuh"
 
 namespace tcr {
 namespace detail {
@@ -149,6 +150,7 @@ struct traits {
   using acc_type = std::conditional_t<wide, wide_acc, chunked_sum<float>>;
   static constexpr int max_size = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
   static constexpr int vec_items = 16 / max_size;
+  static constexpr bool tensor_core = false;
 
   template <int N>
   __device__ __forceinline__ static void add_vec(acc_type& acc, const X (&x)[N], const YL (&y)[N]) {
@@ -292,6 +294,41 @@ struct traits {
   }
 };
 
+// Sum and Asum of fp8 on tensor cores: each lane's 16-byte vectors are its lane tiles; f16 MMAs
+// against ones sum them exactly (mma::tile_path::exact_f16 for e4m3, exact_bands_f16 for e5m2,
+// proofs in mma/tile_sum.cuh), and every D value (exact, a float) is folded into the lane's
+// accumulator. Lanes l and l ^ 1 receive the same D rows: tc_share keeps one copy.
+template <op_kind Op, class X, class Out>
+struct fp8_tc_traits : traits<Op, X, X, Out> {
+  static_assert(is_fp8_v<X> && (Op == op_kind::sum || Op == op_kind::asum),
+                "tensor-core device reductions: fp8 Sum and Asum only");
+  using base = traits<Op, X, X, Out>;
+  using typename base::acc_type;
+  static constexpr bool tensor_core = true;
+
+  // Warp-wide: all 32 lanes must call, with U vectors each.
+  template <int U, int N>
+  __device__ __forceinline__ static void tc_add(acc_type& tc, const X (&x)[U][N]) {
+    static_assert(N * sizeof(X) == sizeof(mma::lane_tile<X>), "one 16-byte vector per lane tile");
+    mma::lane_tile<X> tiles[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      std::memcpy(tiles[u].w, x[u], sizeof tiles[u].w);
+      if constexpr (Op == op_kind::asum) {
+#pragma unroll
+        for (int j = 0; j < mma::lane_tile<X>::words; ++j) tiles[u].w[j] &= 0x7f7f7f7fu;  // |x|
+      }
+    }
+    constexpr mma::tile_path path = std::is_same_v<X, __nv_fp8_e4m3>
+                                        ? mma::tile_path::exact_f16
+                                        : mma::tile_path::exact_bands_f16;
+    mma::lane_tile_sum<mma::chain_in_tensor_core, path>(tiles, tc);
+  }
+  __device__ __forceinline__ static acc_type tc_share(const acc_type& tc) {
+    return mma::share_of(tc);
+  }
+};
+
 // Generic Reduce(op, init): a value with a validity flag, so threads without elements need no
 // identity element; op and init travel in the traits object (a kernel parameter).
 template <class T>
@@ -306,6 +343,7 @@ struct reduce_traits {
   using y_type = void;
   using acc_type = maybe<Out>;
   static constexpr int vec_items = 1;
+  static constexpr bool tensor_core = false;
 
   Op op;
   Out init;

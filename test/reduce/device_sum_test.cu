@@ -86,6 +86,45 @@ TEST_SUITE("gpu") {
     check_random_sizes<__nv_fp8_e5m2, double>(op::sum, 730);
   }
 
+  TEST_CASE("fp8 Sum/Asum: tensor-core and CUDA-core engines both give the correctly rounded sum") {
+    // Every partial sum of fp8 data below 2^37 is exact in double on both engines (multiples of
+    // 2^-16), so both results are the exact sum rounded once to float.
+    auto check = [](auto tag, std::uint64_t seed, int emax) {
+      using T = decltype(tag);
+      for (std::int64_t n : {std::int64_t(1), std::int64_t(64), std::int64_t(16383), std::int64_t(16385),
+                             std::int64_t(1) << 20, (std::int64_t(1) << 22) + 13}) {
+        INFO(type_name<T>(), " seed = ", seed, ", n = ", n);
+        const auto x = typed_random<T>(static_cast<std::size_t>(n), seed + n, -20, emax);
+        for (std::size_t offset : {0, 5}) {
+          padded_device<T> d(x.t, offset);
+          device_buffer<float> out(4);
+          for (int e = 0; e < 2; ++e) {
+            tcr::ReduceOptions opt;
+            opt.engine = e == 0 ? tcr::Engine::tensor_core : tcr::Engine::cuda_core;
+            TCR_CHECK_CUDA(tcr::DeviceReduce::Sum(d.get(), out.get() + 2 * e, n, 0, opt));
+            TCR_CHECK_CUDA(tcr::DeviceReduce::Asum(d.get(), out.get() + 2 * e + 1, n, 0, opt));
+          }
+          TCR_CHECK_CUDA(cudaDeviceSynchronize());
+          const auto r = out.download();
+          CHECK(r[0] == fast_exact_sum(x.d).to_float());
+          CHECK(r[1] == fast_exact_sum(x.d, true).to_float());
+          CHECK(r[2] == r[0]);
+          CHECK(r[3] == r[1]);
+        }
+      }
+    };
+    check(__nv_fp8_e4m3{}, 1000, 20);  // saturates at 448: S < 2^31, in units of 2^-9 < 2^40
+    check(__nv_fp8_e5m2{}, 1100, 10);  // |x| < 2^11: S < 2^34, in units of 2^-16 < 2^50
+  }
+
+  TEST_CASE("Engine::tensor_core where no tensor-core path exists: cudaErrorNotSupported") {
+    device_buffer<float> x(std::vector<float>(100, 1.0f)), out(1);
+    tcr::ReduceOptions opt;
+    opt.engine = tcr::Engine::tensor_core;
+    CHECK(tcr::DeviceReduce::Sum(x.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
+    CHECK(tcr::DeviceReduce::Dot(x.get(), x.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
+  }
+
   TEST_CASE("Sum: GenSum data, cond 1 .. 1e32 (float, double)") {
     for (double cond : {1.0, 1e4, 1e8, 1e16, 1e24, 1e32}) {
       for (std::size_t n : {std::size_t(1000), std::size_t(1) << 20, (std::size_t(1) << 22) + 7}) {
