@@ -15,10 +15,11 @@
 // Accuracy (Accuracy::compensated, the default; s the exact result, S = sum |x_i| (Dot:
 // sum |x_i y_i|), u the unit roundoff of the result type):
 //   float result:  |res - s| <= 2u|s| + 2^-40 S   for every n < 2^35
-//   double result: |res - s| <= 2u|s| + 2^-88 S   (a result below 2^-1022 also rounds to the
-//                                                   subnormal grid: + 2^-1075)
+//   double result: |res - s| <= 2u|s| + 2^-88 S
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double), no overflow or underflow
 //   for any finite input.
+// (A result below the normal range also rounds to the subnormal grid: add half its spacing,
+// 2^-150 for float, 2^-1075 for double.)
 // Finite inputs whose exact result is finite give a finite result (intermediate overflow is
 // caught and rescaled on a rare path); Inf and NaN propagate as in plain summation (Nrm2: NaN if
 // any element is NaN, else +inf if any is infinite). How: compensated/wide.cuh.

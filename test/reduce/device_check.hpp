@@ -89,7 +89,10 @@ inline mp fast_exact_dot(const std::vector<double>& x, const std::vector<double>
 
 // True when |res - s| <= rel |s| + abs_coef S, the bound evaluated exactly (rounded down) and
 // the error exactly. rel and abs_coef are powers of two times small integers.
-inline bool within_bound(double res, const mp& s, const mp& S, double rel, double abs_coef) {
+// floor: an absolute term for the result format's own limit (half the subnormal spacing: a
+// result below the normal range cannot be closer than that).
+inline bool within_bound(double res, const mp& s, const mp& S, double rel, double abs_coef,
+                         double floor = 0.0) {
   if (!std::isfinite(res)) return false;
   mp err(mp::exact_dot_bits + 128);
   mpfr_sub_d(err.get(), s.get(), res, MPFR_RNDN);
@@ -115,6 +118,7 @@ inline bool pair_within_bound(double hi, double lo, const mp& s, const mp& S, do
   mpfr_mul_d(t1.get(), t1.get(), rel, MPFR_RNDD);
   mpfr_mul_d(t2.get(), S.get(), abs_coef, MPFR_RNDD);
   mpfr_add(bound.get(), t1.get(), t2.get(), MPFR_RNDD);
+  mpfr_add_d(bound.get(), bound.get(), floor, MPFR_RNDD);
   return mpfr_cmp(err.get(), bound.get()) <= 0;
 }
 
@@ -127,7 +131,7 @@ inline double scaled_error(double res, const mp& s, const mp& S) {
 
 // True when |res - sqrt(ssq)| <= rel * sqrt(ssq); sqrt taken at 400 bits (relative error
 // 2^-400, accounted for by shrinking rel by 2^-390 relative).
-inline bool nrm2_within(double res, const mp& ssq, double rel) {
+inline bool nrm2_within(double res, const mp& ssq, double rel, double floor = 0.0) {
   if (!std::isfinite(res)) return false;
   mp r(400);
   mpfr_sqrt(r.get(), ssq.get(), MPFR_RNDN);
@@ -136,6 +140,7 @@ inline bool nrm2_within(double res, const mp& ssq, double rel) {
   mpfr_abs(err.get(), err.get(), MPFR_RNDU);
   mp bound(600);
   mpfr_mul_d(bound.get(), r.get(), rel * (1 - 0x1p-390), MPFR_RNDD);
+  mpfr_add_d(bound.get(), bound.get(), floor, MPFR_RNDD);
   return mpfr_cmp(err.get(), bound.get()) <= 0;
 }
 

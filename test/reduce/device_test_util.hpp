@@ -173,6 +173,11 @@ template <class Out>
 constexpr double abs_coef() {
   return std::is_same_v<Out, float> ? 0x1p-40 : 0x1p-88;
 }
+// Half the subnormal spacing of Out: no result below the normal range can be closer.
+template <class Out>
+constexpr double format_floor() {
+  return std::is_same_v<Out, float> ? 0x1p-150 : 0x1p-1075;
+}
 
 // Checks res against the contract of o for data x (and y for Dot), given as exact doubles.
 // narrow: every value has at most 26 significant bits and lies in float's range, so products
@@ -185,7 +190,7 @@ void check_contract(op o, double res, const std::vector<double>& x, const std::v
     const mp ssq = narrow ? fast_exact_dot(x, x) : exact_dot(x, x);
     INFO(op_name(o), ": result ", res, ", relative error ", nrm2_rel_error(res, ssq));
     const double rel = u + (std::is_same_v<Out, float> ? 0x1p-40 : 0x1p-100);
-    CHECK(nrm2_within(res, ssq, rel));
+    CHECK(nrm2_within(res, ssq, rel, format_floor<Out>()));
     return;
   }
   mp s, S;
@@ -201,7 +206,7 @@ void check_contract(op o, double res, const std::vector<double>& x, const std::v
   }
   INFO(op_name(o), ": result ", res, ", exact ", s.to_double(), ", error / (|s| + S) ",
        scaled_error(res, s, S));
-  CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>()));
+  CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>(), format_floor<Out>()));
 }
 
 // Uploads x (and y) at the given element offsets, runs o, checks the contract.
