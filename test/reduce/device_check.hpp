@@ -102,12 +102,13 @@ inline bool within_bound(double res, const mp& s, const mp& S, double rel, doubl
   mpfr_mul_d(t1.get(), t1.get(), rel, MPFR_RNDD);
   mpfr_mul_d(t2.get(), S.get(), abs_coef, MPFR_RNDD);
   mpfr_add(bound.get(), t1.get(), t2.get(), MPFR_RNDD);
+  mpfr_add_d(bound.get(), bound.get(), floor, MPFR_RNDD);
   return mpfr_cmp(err.get(), bound.get()) <= 0;
 }
 
 // The same for an unevaluated pair hi + lo.
 inline bool pair_within_bound(double hi, double lo, const mp& s, const mp& S, double rel,
-                              double abs_coef) {
+                              double abs_coef, double floor = 0.0) {
   if (!std::isfinite(hi) || !std::isfinite(lo)) return false;
   mp err(mp::exact_dot_bits + 128);
   mpfr_sub_d(err.get(), s.get(), hi, MPFR_RNDN);   // exact at this precision
