@@ -23,7 +23,8 @@
 //   chain_in_tensor_core: C carries the running sum through the R MMAs of one call, as in Navarro
 //     et al.; the lane folds the final D into its accumulator. One fold per call.
 //   fold_out: C = 0 for every MMA; each D is folded into the lane's accumulator on the CUDA cores
-//     (a compensated accumulator keeps it exact), as Ootomo and Yokota do for GEMM.
+//     (with a compensated accumulator the folds add only second-order error), as Ootomo and
+//     Yokota do for GEMM.
 //
 // Error bound (derived from the Hopper accumulation model, DESIGN.md section 2, with p the
 // accumulator's significand bits, f >= 0 extra alignment bits, K the MMA's depth): an MMA aligns
@@ -32,15 +33,17 @@
 //     |D - (C + sum_k a_k)| <= (K + 2) 2^(1-p) * (|C| + sum_k |a_k|)        (*)
 // (K + 1 alignment truncations of at most 2^(1-p) max|term| each with f = 0, plus one final
 // truncation of at most 2^(1-p)|D|; first order: tile_error_bound evaluates it with a safety
-// factor of 2 that also covers the second-order terms for R <= 8). Summing (*) over a
-// call of R MMAs with S = sum of |x| over the call's data that reaches one D row:
+// factor of 2, which covers the second-order terms (the errors already carried in C) while
+// R (K + 2) 2^(1-p) <= 1/2). Summing (*) over a call of R MMA steps, with S = sum of |x| over
+// the data (the bound for the warp's total follows by summing over the rows):
 //   fold_out:             |err| <= (K + 2) 2^(1-p) * S                  (independent of R)
 //   chain_in_tensor_core: |err| <= R (K + 2) 2^(1-p) * S                (C grows through the chain)
 // plus the lane accumulator's own error. p = 24 for f16, bf16 and tf32 inputs. fp8 on sm_90: an
 // m16n8k32 runs as two chained f16 m16n8k16 steps (see mma/sm89.cuh), so K = 16, p = 24 and a
 // call of R fp8 MMAs is a chain of 2R steps (fold_out: a chain of 2). Split float: 3 steps per
-// tile (chain: 3R; fold_out: 1), and S counts the parts, S_parts <= (1 + 2^-7) S. bench/mma_characterize measures the real
-// error per type, policy and R; bench/results/mma_characterize_h200.json holds the numbers.
+// tile (chain: 3R; fold_out: 1), and S counts the parts, S_parts <= (1 + 2^-7) S.
+// bench/mma_characterize measures the real error per type, policy and R on adversarial data;
+// bench/results/mma_characterize_h200.json holds the numbers (run on the H200).
 //
 // Exact paths (error 0, proved in the comments below): e4m3 through f16 MMAs (tile_path::
 // exact_f16), e5m2 through f16 MMAs in two exponent bands (tile_path::exact_bands_f16, twice the
