@@ -18,7 +18,7 @@ void sweep(data_kind kind, std::uint64_t seed) {
 }  // namespace
 
 TEST_SUITE("gpu") {
-  TEST_CASE("BlockReduce tensor cores, __half: every block size") {
+  TEST_CASE("BlockReduce tensor cores, __half: every block size (large)") {
     for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 60000 + 1000 * int(k);
       sweep<neumaier<float>, __half, 32, 8, fold>(k, seed + 1);
@@ -32,7 +32,7 @@ TEST_SUITE("gpu") {
       sweep<float, __half, 1024, 8, chain>(k, seed + 9);
     }
   }
-  TEST_CASE("BlockReduce tensor cores, __half and __nv_bfloat16: items per thread 1..16") {
+  TEST_CASE("BlockReduce tensor cores, __half and __nv_bfloat16: items per thread 1..16 (large)") {
     for (data_kind k : {data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 70000 + 1000 * int(k);
       sweep<neumaier<float>, __half, 128, 1, fold>(k, seed + 1);
@@ -46,6 +46,17 @@ TEST_SUITE("gpu") {
       sweep<float, __nv_bfloat16, 256, 2, chain>(k, seed + 9);
       sweep<float, __nv_bfloat16, 256, 16, chain>(k, seed + 10);
     }
+  }
+  // The same kernels on less data, for the compute-sanitizer runs (which skip "(large)" cases).
+  TEST_CASE("BlockReduce tensor cores, __half and __nv_bfloat16: smoke") {
+    const data_kind k = data_kind::same_sign_wide;
+    check_block_sum<neumaier<float>, __half, 32, 8, fold>(k, 32 * 8 - 1, 16001, 2);
+    check_block_sum<neumaier<float>, __half, 96, 8, fold>(k, 96 * 8 - 3, 16002, 2);
+    check_block_sum<neumaier<float>, __half, 1024, 8, fold>(k, 1024 * 8 - 1, 16003, 2);
+    check_block_sum<neumaier<float>, __half, 128, 1, fold>(k, 100, 16004, 2);
+    check_block_sum<float, __half, 128, 16, chain>(k, 128 * 16 - 7, 16005, 2);
+    check_block_sum<neumaier<float>, __nv_bfloat16, 256, 16, fold>(k, 256 * 16 - 1, 16006, 2);
+    check_block_sum<float, __nv_bfloat16, 256, 2, chain>(k, 300, 16007, 2);
   }
   TEST_CASE("BlockReduce tensor cores, __half and __nv_bfloat16: Inf, NaN and signed zeros") {
     check_specials<neumaier<float>, __half, 128, 8, fold>();

@@ -18,7 +18,7 @@ void sweep(data_kind kind, std::uint64_t seed) {
 }  // namespace
 
 TEST_SUITE("gpu") {
-  TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: block sizes and items per thread") {
+  TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: block sizes and items per thread (large)") {
     for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 80000 + 1000 * int(k);
       sweep<neumaier<float>, __nv_fp8_e4m3, 32, 16, fold>(k, seed + 1);
@@ -32,6 +32,15 @@ TEST_SUITE("gpu") {
       sweep<float, __nv_fp8_e5m2, 128, 16, chain>(k, seed + 9);
       sweep<float, __nv_fp8_e5m2, 256, 1, chain>(k, seed + 10);
     }
+  }
+  // The same kernels on less data, for the compute-sanitizer runs (which skip "(large)" cases).
+  TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: smoke") {
+    const data_kind k = data_kind::ill_conditioned;
+    check_block_sum<neumaier<float>, __nv_fp8_e4m3, 32, 16, fold>(k, 32 * 16 - 1, 17001, 2);
+    check_block_sum<neumaier<float>, __nv_fp8_e4m3, 1024, 16, fold>(k, 1024 * 16 - 9, 17002, 2);
+    check_block_sum<float, __nv_fp8_e4m3, 96, 16, chain>(k, 96 * 16 - 1, 17003, 2);
+    check_block_sum<neumaier<float>, __nv_fp8_e5m2, 64, 16, fold>(k, 64 * 16 - 1, 17004, 2);
+    check_block_sum<float, __nv_fp8_e5m2, 256, 1, chain>(k, 255, 17005, 2);
   }
   TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: Inf, NaN and signed zeros") {
     check_specials<neumaier<float>, __nv_fp8_e4m3, 128, 16, fold>();

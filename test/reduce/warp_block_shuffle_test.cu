@@ -68,7 +68,7 @@ void check_warp_sum(int num_valid, std::uint64_t seed) {
 }  // namespace
 
 TEST_SUITE("gpu") {
-  TEST_CASE("BlockReduce shuffle_tree: every block size, partial tiles") {
+  TEST_CASE("BlockReduce shuffle_tree: every block size, partial tiles (large)") {
     for (data_kind k : {data_kind::uniform, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 10000 + 1000 * int(k);
       sweep_valid<32, 4>(k, seed + 1);
@@ -80,7 +80,7 @@ TEST_SUITE("gpu") {
       sweep_valid<1024, 4>(k, seed + 7);
     }
   }
-  TEST_CASE("BlockReduce shuffle_tree: items per thread 1, 2, 4, 8, 16") {
+  TEST_CASE("BlockReduce shuffle_tree: items per thread 1, 2, 4, 8, 16 (large)") {
     for (data_kind k : {data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 20000 + 1000 * int(k);
       sweep_valid<256, 1>(k, seed + 1);
@@ -89,7 +89,7 @@ TEST_SUITE("gpu") {
       sweep_valid<256, 16>(k, seed + 16);
     }
   }
-  TEST_CASE("BlockReduce shuffle_tree: every input type and value type") {
+  TEST_CASE("BlockReduce shuffle_tree: every input type and value type (large)") {
     for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 30000 + 1000 * int(k);
       sweep_valid<128, 8, neumaier<float>, __half>(k, seed + 1);
@@ -101,6 +101,23 @@ TEST_SUITE("gpu") {
       sweep_valid<128, 4, double, double>(k, seed + 7);
       sweep_valid<128, 8, float, __half>(k, seed + 8);
     }
+  }
+  // The same kernels on less data, for the compute-sanitizer runs (which skip "(large)" cases).
+  TEST_CASE("BlockReduce shuffle_tree: smoke over block sizes, items and types") {
+    const data_kind k = data_kind::ill_conditioned;
+    check_block_sum<neumaier<float>, float, 32, 4, shuffle>(k, 32 * 4 - 1, 15001, 2);
+    check_block_sum<neumaier<float>, float, 64, 4, shuffle>(k, 64 * 4 - 1, 15002, 2);
+    check_block_sum<neumaier<float>, float, 96, 4, shuffle>(k, 96 * 4 - 1, 15003, 2);
+    check_block_sum<neumaier<float>, float, 128, 4, shuffle>(k, 128 * 4 - 1, 15004, 2);
+    check_block_sum<neumaier<float>, float, 256, 4, shuffle>(k, 256 * 4 - 1, 15005, 2);
+    check_block_sum<neumaier<float>, float, 512, 4, shuffle>(k, 512 * 4 - 1, 15006, 2);
+    check_block_sum<neumaier<float>, float, 1024, 4, shuffle>(k, 1024 * 4 - 1, 15007, 2);
+    check_block_sum<neumaier<float>, float, 256, 1, shuffle>(k, 200, 15008, 2);
+    check_block_sum<neumaier<float>, float, 256, 16, shuffle>(k, 256 * 16 - 5, 15009, 2);
+    check_block_sum<neumaier<float>, __half, 128, 8, shuffle>(k, 1000, 15010, 2);
+    check_block_sum<neumaier<float>, __nv_fp8_e5m2, 128, 8, shuffle>(k, 1000, 15011, 2);
+    check_block_sum<neumaier<double>, double, 128, 4, shuffle>(k, 300, 15012, 2);
+    check_block_sum<float, float, 128, 4, shuffle>(k, 0, 15013, 2);
   }
   TEST_CASE("BlockReduce shuffle_tree: Inf, NaN and signed zeros") {
     check_specials<neumaier<float>, float, 128, 4, shuffle>();
