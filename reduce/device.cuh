@@ -130,7 +130,7 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   using YL = std::conditional_t<binary, Y, X>;
   constexpr int elem_bytes = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
   constexpr int V = K::vec_items;
-  using Acc = typename K::acc_type;
+  using Acc = typename K::partial_type;  // what temp storage holds, one per block
 
   if (!engine_available) return cudaErrorNotSupported;
   const std::size_t needed = temp_bytes_for<Acc>(n, elem_bytes);

@@ -123,19 +123,21 @@ struct kernel_params {
 };
 
 // K: the reduction's thread-level traits (see device_traits.cuh), passed by value:
-//   K::acc_type, K::x_type, K::y_type (void when unary), K::vec_items,
+//   K::acc_type (a thread's accumulator), K::partial_type (what threads and blocks combine),
+//   K::x_type, K::y_type (void when unary), K::vec_items,
 //   k.add_vec(acc, x[vec_items], y[vec_items]), k.add_vecs(acc, x[U][vec_items], y[U][...]),
-//   k.add_one(acc, x, y), k.merge(a, b),
-//   k.store(out, acc) (acc: the grid's total, merged in a fixed order).
+//   k.add_one(acc, x, y), k.merge(acc, acc), k.to_partial(acc), k.merge_partials(p, p),
+//   k.store(out, p) (p: the grid's total, combined in a fixed order).
 template <class K, int Unroll>
 __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, K k) {
   using Acc = typename K::acc_type;
+  using P = typename K::partial_type;
   using X = typename K::x_type;
   using Y = typename K::y_type;
   constexpr bool binary = !std::is_void_v<Y>;
   using YL = std::conditional_t<binary, Y, X>;  // a placeholder type when unary
   constexpr int V = K::vec_items;
-  using BR = BlockReduce<Acc, block_threads>;
+  using BR = BlockReduce<P, block_threads>;
   __shared__ typename BR::TempStorage s_reduce;
   __shared__ bool s_last;
 
@@ -203,13 +205,13 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
     }
   }
 
-  const auto merge = [&k](const Acc& a, const Acc& b) { return k.merge(a, b); };
-  const Acc block_total = BR(s_reduce).Reduce(r_acc, merge);  // ends with a barrier
+  const auto merge = [&k](const P& a, const P& b) { return k.merge_partials(a, b); };
+  const P block_total = BR(s_reduce).Reduce(k.to_partial(r_acc), merge);  // ends with a barrier
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) k.store(p.out, block_total);
     return;
   }
-  Acc* g_partials = reinterpret_cast<Acc*>(p.partials);
+  P* g_partials = reinterpret_cast<P*>(p.partials);
   if (threadIdx.x == 0) {
     g_partials[blockIdx.x] = block_total;
     __threadfence();  // the partial is visible before the arrival is
@@ -218,10 +220,10 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   __syncthreads();
   if (!s_last) return;
   __threadfence();  // every other block's partial is visible from here on
-  Acc r_merged{};
+  P r_merged{};
   for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += block_threads)
-    r_merged = k.merge(r_merged, load_cg(g_partials + b));  // block order: deterministic
-  const Acc total = BR(s_reduce).Reduce(r_merged, merge);
+    r_merged = k.merge_partials(r_merged, load_cg(g_partials + b));  // block order: deterministic
+  const P total = BR(s_reduce).Reduce(r_merged, merge);
   if (threadIdx.x == 0) k.store(p.out, total);
 }
 

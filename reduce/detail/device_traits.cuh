@@ -148,6 +148,13 @@ struct traits {
       Op == op_kind::nrm2, chunked_ssq_double,
       std::conditional_t<Op == op_kind::dot, chunked_dot_double, chunked_sum<double>>>;
   using acc_type = std::conditional_t<wide, wide_acc, chunked_sum<float>>;
+  // What threads and blocks combine. Float results: each thread's value rounded to double, then
+  // a plain double tree (fixed order). Why that keeps the contract: rounding costs u_d per
+  // thread, and a tree of height h (BlockReduce twice, plus <= 8 sequential merges of the last
+  // block's loads: h < 64) adds at most gamma_h S < 2^-46 S, next to the chains' 2^-42.3 S:
+  // still within 2^-40 S. Inf and NaN follow plain summation. Double results: the whole
+  // accumulator (its cascades are what make 2^-88 S).
+  using partial_type = std::conditional_t<wide, acc_type, double>;
   static constexpr int max_size = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
   static constexpr int vec_items = 16 / max_size;
   static constexpr bool tensor_core = false;
@@ -188,9 +195,24 @@ struct traits {
     a.merge(b);
     return a;
   }
+  __device__ __forceinline__ static partial_type to_partial(const acc_type& acc) {
+    if constexpr (wide) {
+      return acc;
+    } else {
+      return acc.value();
+    }
+  }
+  __device__ __forceinline__ static partial_type merge_partials(const partial_type& a,
+                                                                const partial_type& b) {
+    if constexpr (wide) {
+      return merge(a, b);
+    } else {
+      return add_rn(a, b);
+    }
+  }
   // The result: rounded to float or double, or the unrounded pair for dd (df32: the double
   // value split into a float pair).
-  __device__ __forceinline__ static void store(void* out, const acc_type& acc) {
+  __device__ __forceinline__ static void store(void* out, const partial_type& acc) {
     if constexpr (std::is_same_v<Out, dd>) {
       if constexpr (Op == op_kind::nrm2) {
         *static_cast<dd*>(out) = acc.nrm2_pair();
@@ -201,12 +223,10 @@ struct traits {
       return;
     }
     double v;
-    if constexpr (Op == op_kind::nrm2) {
-      if constexpr (wide) {
-        v = acc.nrm2();
-      } else {
-        v = sqrt_rn(acc.value());  // float result: u_f + 2^-42 relative
-      }
+    if constexpr (!wide) {
+      v = Op == op_kind::nrm2 ? sqrt_rn(acc) : acc;  // Nrm2: u_f + 2^-42 relative
+    } else if constexpr (Op == op_kind::nrm2) {
+      v = acc.nrm2();
     } else {
       v = acc.value();
     }
@@ -342,6 +362,7 @@ struct reduce_traits {
   using x_type = In;
   using y_type = void;
   using acc_type = maybe<Out>;
+  using partial_type = acc_type;
   static constexpr int vec_items = 1;
   static constexpr bool tensor_core = false;
 
@@ -352,6 +373,10 @@ struct reduce_traits {
     if (!b.valid) return a;
     if (!a.valid) return b;
     return {op(a.value, b.value), true};
+  }
+  __device__ __forceinline__ acc_type to_partial(const acc_type& a) const { return a; }
+  __device__ __forceinline__ acc_type merge_partials(const acc_type& a, const acc_type& b) const {
+    return merge(a, b);
   }
   template <int N>
   __device__ __forceinline__ void add_vec(acc_type& acc, const In (&x)[N], const In (&)[N]) const {
