@@ -138,7 +138,12 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   using YL = std::conditional_t<binary, Y, X>;  // a placeholder type when unary
   constexpr int V = K::vec_items;
   using BR = BlockReduce<P, block_threads>;
+  // Blocks whose partials are all in the common form (K::fast_type: no rare-path content)
+  // combine that smaller form instead: fewer words per shuffle, shorter merges.
+  using F = std::conditional_t<K::has_fast, typename K::fast_type, P>;
+  using FBR = BlockReduce<F, block_threads>;
   __shared__ typename BR::TempStorage s_reduce;
+  __shared__ typename FBR::TempStorage s_fast;
   __shared__ bool s_last;
 
   const X* g_x = static_cast<const X*>(p.x);
@@ -206,7 +211,17 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   }
 
   const auto merge = [&k](const P& a, const P& b) { return k.merge_partials(a, b); };
-  const P block_total = BR(s_reduce).Reduce(k.to_partial(r_acc), merge);  // ends with a barrier
+  // The block's combination of one P per thread; every thread calls (block-uniform branch).
+  const auto combine = [&](const P& part) -> P {
+    if constexpr (K::has_fast) {
+      if (__syncthreads_and(k.is_fast(part))) {
+        const auto fast_merge = [&k](const F& a, const F& b) { return k.merge_fast(a, b); };
+        return k.from_fast(FBR(s_fast).Reduce(k.to_fast(part), fast_merge));
+      }
+    }
+    return BR(s_reduce).Reduce(part, merge);  // ends with a barrier
+  };
+  const P block_total = combine(k.to_partial(r_acc));
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) k.store(p.out, block_total);
     return;
@@ -223,7 +238,7 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   P r_merged{};
   for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += block_threads)
     r_merged = k.merge_partials(r_merged, load_cg(g_partials + b));  // block order: deterministic
-  const P total = BR(s_reduce).Reduce(r_merged, merge);
+  const P total = combine(r_merged);
   if (threadIdx.x == 0) k.store(p.out, total);
 }
 

@@ -155,6 +155,10 @@ struct traits {
   // still within 2^-40 S. Inf and NaN follow plain summation. Double results: the whole
   // accumulator (its cascades are what make 2^-88 S).
   using partial_type = std::conditional_t<wide, acc_type, double>;
+  // Double results: most blocks never touch a rare path, and then only the main cascade carries
+  // anything; blocks combine that (3 doubles) instead of the whole accumulator (6 to 12).
+  static constexpr bool has_fast = wide;
+  using fast_type = detail::cascade3;
   static constexpr int max_size = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
   static constexpr int vec_items = 16 / max_size;
   static constexpr bool tensor_core = false;
@@ -192,6 +196,40 @@ struct traits {
     add_vec(acc, xs, ys);
   }
   __device__ __forceinline__ static acc_type merge(acc_type a, const acc_type& b) {
+    a.merge(b);
+    return a;
+  }
+  __device__ __forceinline__ static detail::cascade3& main_cascade(acc_type& a) {
+    if constexpr (std::is_same_v<acc_type, chunked_sum<double>>) return a.plain;
+    else if constexpr (std::is_same_v<acc_type, chunked_dot_double>) return a.main.plain;
+    else return a.mid;
+  }
+  __device__ __forceinline__ static bool is_fast(const partial_type& a) {
+    if constexpr (!wide) {
+      return false;
+    } else if constexpr (std::is_same_v<acc_type, chunked_sum<double>>) {
+      return a.big.is_zero() && is_finite(a.plain.hi);
+    } else if constexpr (std::is_same_v<acc_type, chunked_dot_double>) {
+      return a.main.big.is_zero() && a.huge.is_zero() && a.tiny.is_zero() &&
+             is_finite(a.main.plain.hi);
+    } else {
+      return a.big.is_zero() && a.small.is_zero() && a.special == 0.0 && is_finite(a.mid.hi);
+    }
+  }
+  __device__ __forceinline__ static fast_type to_fast(const partial_type& a) {
+    if constexpr (wide) {
+      partial_type c = a;
+      return main_cascade(c);
+    } else {
+      return fast_type{};
+    }
+  }
+  __device__ __forceinline__ static partial_type from_fast(const fast_type& f) {
+    partial_type a{};
+    if constexpr (wide) main_cascade(a) = f;
+    return a;
+  }
+  __device__ __forceinline__ static fast_type merge_fast(fast_type a, const fast_type& b) {
     a.merge(b);
     return a;
   }
@@ -363,6 +401,8 @@ struct reduce_traits {
   using y_type = void;
   using acc_type = maybe<Out>;
   using partial_type = acc_type;
+  static constexpr bool has_fast = false;
+  using fast_type = acc_type;
   static constexpr int vec_items = 1;
   static constexpr bool tensor_core = false;
 
@@ -375,6 +415,13 @@ struct reduce_traits {
     return {op(a.value, b.value), true};
   }
   __device__ __forceinline__ acc_type to_partial(const acc_type& a) const { return a; }
+  // (no fast form; never called)
+  __device__ __forceinline__ bool is_fast(const acc_type&) const { return false; }
+  __device__ __forceinline__ acc_type to_fast(const acc_type& a) const { return a; }
+  __device__ __forceinline__ acc_type from_fast(const acc_type& a) const { return a; }
+  __device__ __forceinline__ acc_type merge_fast(const acc_type& a, const acc_type& b) const {
+    return merge(a, b);
+  }
   __device__ __forceinline__ acc_type merge_partials(const acc_type& a, const acc_type& b) const {
     return merge(a, b);
   }
