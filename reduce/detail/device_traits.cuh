@@ -204,16 +204,18 @@ struct traits {
     else if constexpr (std::is_same_v<acc_type, chunked_dot_double>) return a.main.plain;
     else return a.mid;
   }
+  // Fast form: nothing outside the main cascade, and |hi| <= 2^1000 so that no sum of the at
+  // most 2^12 partials a combine sees can overflow (the fast merge has no overflow guard).
   __device__ __forceinline__ static bool is_fast(const partial_type& a) {
     if constexpr (!wide) {
       return false;
     } else if constexpr (std::is_same_v<acc_type, chunked_sum<double>>) {
-      return a.big.is_zero() && is_finite(a.plain.hi);
+      return a.big.is_zero() && abs(a.plain.hi) <= 0x1p1000;
     } else if constexpr (std::is_same_v<acc_type, chunked_dot_double>) {
       return a.main.big.is_zero() && a.huge.is_zero() && a.tiny.is_zero() &&
-             is_finite(a.main.plain.hi);
+             abs(a.main.plain.hi) <= 0x1p1000;
     } else {
-      return a.big.is_zero() && a.small.is_zero() && a.special == 0.0 && is_finite(a.mid.hi);
+      return a.big.is_zero() && a.small.is_zero() && a.special == 0.0 && abs(a.mid.hi) <= 0x1p1000;
     }
   }
   __device__ __forceinline__ static fast_type to_fast(const partial_type& a) {
