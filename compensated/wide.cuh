@@ -6,15 +6,18 @@
 //
 //   chunked_sum<float>   result float. Short f32 Sum2 chains (L <= 8 elements, one 16-byte
 //                        vector) whose (s, c) pairs are folded into a Neumaier accumulator in
-//                        double. Error of a whole reduction of N terms (any merge tree of height
-//                        h, folds included, h * 2^-53 <= 2^-20):
-//                          |value() - s| <= u_d |s| + (gamma_{L-1}^2 + 2^-70) S
+//                        double. Error of a whole reduction (h: the height of the tree of
+//                        folds and merges, h <= 2^16): the chains leave gamma_{L-1}^2 S; comp
+//                        sums the chains' c (together <= 2^-21 S) and the fold errors
+//                        (<= h 2^-53 S) with an error <= h 2^-53 of that, so
+//                          |value() - s| <= u_d |s| + (gamma_{L-1}^2 + 2^-57) S
 //                        with gamma_7^2 < 2^-42.3 for L <= 8, so result() (rounded to float)
 //                        meets |res - s| <= 2u|s| + 2^-40 S, u = 2^-24.
 //   chunked_sum<double>  result double. Every chunk is folded into a cascade of three doubles
 //                        (hi, lo, lolo) whose two upper levels are error-free; only lolo rounds,
-//                        and what reaches it is O(h^2 u^2) S, so |value() - s| <= u|s| +
-//                        2^-100 S for h <= 2^20 (u = 2^-53). A second, scaled cascade (values
+//                        and what reaches it is <= 2h(h + 3) u^2 S, so its error is O(h^3 u^3) S;
+//                        with the Sum2 chain of L <= 4 (gamma_3^2 S) |value() - s| <= u|s| +
+//                        2^-100 S for h <= 2^16 (u = 2^-53). A second, scaled cascade (values
 //                        times 2^-64) takes over where the plain one would overflow, so finite
 //                        data with a finite sum never give Inf or NaN.
 //   chunked_dot_double   dot product of doubles: chunked_sum<double> of two_prod pairs, plus
