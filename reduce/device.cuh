@@ -282,8 +282,9 @@ struct DeviceReduce {
     });
   }
 
-  // init op x_0 op x_1 ... for an associative op (combined in a fixed tree order: results are
-  // reproducible; no accuracy contract beyond op's own). Each x_i is converted to Out first.
+  // init op x_0 op x_1 ... for an associative and commutative op (as CUB: threads take the
+  // elements grid-strided; the combining order is fixed, so results are reproducible; no accuracy
+  // contract beyond op's own). Each x_i is converted to Out first; n = 0 writes init.
   template <class In, class Out, class Op>
   static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
                             Out* d_out, std::int64_t num_items, Op op,
