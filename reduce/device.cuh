@@ -191,7 +191,10 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   return cudaPeekAtLastError();
 }
 
-// Single-call form: size query, stream-ordered allocation, the call, stream-ordered free.
+// Single-call form: size query, stream-ordered allocation, the call, stream-ordered free. The
+// fresh allocation's header (the arrival word) is zeroed first, so this form never reads
+// uninitialised memory (no residual 2^-48 risk; compute-sanitizer initcheck stays quiet); it
+// costs one small memset on the stream, next to the allocation itself.
 template <class F>
 cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
   std::size_t bytes = 0;
@@ -200,7 +203,8 @@ cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
   void* d_temp = nullptr;
   err = cudaMallocAsync(&d_temp, bytes, stream);
   if (err != cudaSuccess) return err;
-  err = call(d_temp, bytes);
+  err = cudaMemsetAsync(d_temp, 0, storage_align + header_bytes, stream);  // covers the aligned word
+  if (err == cudaSuccess) err = call(d_temp, bytes);
   const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
   return err != cudaSuccess ? err : free_err;
 }
