@@ -12,20 +12,24 @@ using namespace tcr::test;
 
 // Sizes around every boundary of the kernel: warp, block (256 threads), vector (16 bytes),
 // the single-block limit (16 KiB of input), a few grid sizes, and the 2048-block cap.
+// big: the grid-size boundaries (hundreds of blocks, the 2048-block cap), tens of millions of
+// elements: in the "(large)" cases, which the sanitizer runs leave out.
 template <class T>
-std::vector<std::int64_t> edge_sizes() {
+std::vector<std::int64_t> edge_sizes(bool big) {
   const std::int64_t per_block = 16384 / sizeof(T);
-  std::vector<std::int64_t> s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
-  for (std::int64_t b : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(64),
-                         std::int64_t(132 * 4), std::int64_t(132 * 8)})
+  std::vector<std::int64_t> s;
+  if (!big) s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
+  const std::vector<std::int64_t> blocks =
+      big ? std::vector<std::int64_t>{132 * 4, 132 * 8, 2048} : std::vector<std::int64_t>{1, 2, 3, 64};
+  for (std::int64_t b : blocks)
     for (std::int64_t d : {-1, 0, 1}) s.push_back(b * per_block + d);
-  s.push_back(2048 * per_block + 1);  // past the grid cap: several vectors per thread
+  if (big) s.push_back(4096 * per_block + 1);  // past the grid cap: several vectors per thread
   return s;
 }
 
 template <class T, class Out>
-void check_edge_sizes(op o, std::uint64_t seed) {
-  for (std::int64_t n : edge_sizes<T>()) {
+void check_edge_sizes(op o, std::uint64_t seed, bool big = false) {
+  for (std::int64_t n : edge_sizes<T>(big)) {
     INFO("seed = ", seed, ", n = ", n);
     const auto x = typed_random<T>(static_cast<std::size_t>(n), seed + n);
     for (std::size_t offset : {0, 1, 3}) {
@@ -79,6 +83,16 @@ TEST_SUITE("gpu") {
   TEST_CASE("Sum/Asum e4m3 -> float") { check_all_sum<__nv_fp8_e4m3, float>(400); }
   TEST_CASE("Sum/Asum e5m2 -> float") { check_all_sum<__nv_fp8_e5m2, float>(500); }
   TEST_CASE("Sum/Asum double -> double") { check_all_sum<double, double>(600); }
+  TEST_CASE("Sum/Asum: grid-size boundaries and the grid cap, every type (large)") {
+    for (op o : {op::sum, op::asum}) {
+      check_edge_sizes<float, float>(o, 150, true);
+      check_edge_sizes<__half, float>(o, 250, true);
+      check_edge_sizes<__nv_bfloat16, float>(o, 350, true);
+      check_edge_sizes<__nv_fp8_e4m3, float>(o, 450, true);
+      check_edge_sizes<__nv_fp8_e5m2, float>(o, 550, true);
+      check_edge_sizes<double, double>(o, 650, true);
+    }
+  }
   TEST_CASE("Sum/Asum float -> double and double -> float") {
     check_random_sizes<float, double>(op::sum, 700);
     check_random_sizes<double, float>(op::sum, 710);
