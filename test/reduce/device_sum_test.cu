@@ -12,15 +12,16 @@ using namespace tcr::test;
 
 // Sizes around every boundary of the kernel: warp, block (256 threads), vector (16 bytes),
 // the single-block limit (16 KiB of input), a few grid sizes, and the 2048-block cap.
-// big: the grid-size boundaries (hundreds of blocks, the 2048-block cap), tens of millions of
-// elements: in the "(large)" cases, which the sanitizer runs leave out.
+// big: the grid-size boundaries (132 SMs times 3 .. 8 resident blocks, whichever the kernel's
+// occupancy gives, and the 2048-block cap), tens of millions of elements: in the "(large)"
+// cases, which the sanitizer runs leave out.
 template <class T>
 std::vector<std::int64_t> edge_sizes(bool big) {
   const std::int64_t per_block = 16384 / sizeof(T);
   std::vector<std::int64_t> s;
   if (!big) s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
   const std::vector<std::int64_t> blocks =
-      big ? std::vector<std::int64_t>{132 * 4, 132 * 8, 2048} : std::vector<std::int64_t>{1, 2, 3, 64};
+      big ? std::vector<std::int64_t>{132 * 3, 132 * 4, 132 * 5, 132 * 6, 132 * 7, 132 * 8, 2048} : std::vector<std::int64_t>{1, 2, 3, 64};
   for (std::int64_t b : blocks)
     for (std::int64_t d : {-1, 0, 1}) s.push_back(b * per_block + d);
   if (big) s.push_back(4096 * per_block + 1);  // past the grid cap: several vectors per thread
