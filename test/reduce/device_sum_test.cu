@@ -174,10 +174,16 @@ TEST_SUITE("gpu") {
     for (std::size_t n : {std::size_t(64), std::size_t(100003)}) {
       std::vector<double> f(n), d(n);
       for (std::size_t i = 0; i < n; ++i) {
-        // +-FLT_MAX-sized values, alternating in sign so the exact sum stays small.
-        const double m = (0.5 + 0.5 * rng.uniform());
-        f[i] = double(float(m * FLT_MAX)) * (i % 2 ? -1 : 1);
-        d[i] = m * DBL_MAX * (i % 2 ? -1 : 1);
+        // +-FLT_MAX-sized values in exactly cancelling pairs (x, -x), so the exact sum is at
+        // most one such value (n odd) and finite.
+        if (i % 2) {
+          f[i] = -f[i - 1];
+          d[i] = -d[i - 1];
+        } else {
+          const double m = (0.5 + 0.5 * rng.uniform());
+          f[i] = double(float(m * FLT_MAX));
+          d[i] = m * DBL_MAX;
+        }
       }
       // Same-sign runs: the running sum overflows float (double) on the way.
       for (std::size_t i = 0; i + 8 <= n; i += 16)
