@@ -3,27 +3,63 @@
 //
 // Variants per input type and N:
 //   cub_plain          cub::BlockReduce<float (double for f64)>::Sum of the widened items, plus
-//                      the __syncthreads() CUB requires before its TempStorage is reused
-//                      (tcr's calls end with that barrier themselves); result in thread 0 only
+//                      the __syncthreads() CUB requires before its TempStorage is reused; result
+//                      in thread 0 only (2 barriers per call)
+//   cub_broadcast      cub_plain with tcr's contract: thread 0 stores the result to shared memory,
+//                      barrier, every thread loads it, barrier (so all the storage may be reused
+//                      on return). The like-for-like baseline for tcr's calls (3 barriers)
 //   tcr_fast_shuffle   tcr::BlockReduce<float>, shuffle_tree
 //   tcr_comp_shuffle   tcr::BlockReduce<tcr::neumaier<float>>, shuffle_tree (compensated)
 //   tcr_fast_chain     tcr::BlockReduce<float>, tensor_core_chain
 //   tcr_comp_fold      tcr::BlockReduce<tcr::neumaier<float>>, tensor_core_fold (compensated)
 //   tcr_comp_chain     tcr::BlockReduce<tcr::neumaier<float>>, tensor_core_chain
-// Counters: ns_per_iter (one BlockReduce call in every resident block), vs_cub (time / the
-// cub_plain time of the same type and N; needs cub_plain in the same run). Target
-// (DESIGN.md section 6): compensated <= 1.3x cub_plain. Timing: CUDA events around one launch,
-// manual time. Items are laundered through an empty asm each iteration so nothing is hoisted.
+// (every tcr call delivers its result to every thread and ends with a barrier).
+//
+// Counters (cub_plain, then cub_broadcast, must run before the others of the same type and N for
+// the ratios to appear; the registration order sees to that):
+//   ns_per_iter        time of one loop iteration = one call in every resident block
+//   blocks             grid size = SMs x resident blocks per SM (differs between variants: it
+//                      follows each kernel's registers)
+//   blocks_per_sm      resident blocks per SM
+//   ns_per_block_call  ns_per_iter / blocks: time per block-call at full occupancy (the inverse
+//                      of the call throughput); the basis of the ratios below
+//   vs_cub             ns_per_block_call / that of cub_plain
+//                      (= items_per_second(cub_plain) / items_per_second(this))
+//   vs_cub_broadcast   ns_per_block_call / that of cub_broadcast (tcr variants)
+// Target (DESIGN.md section 6, issue 3): compensated <= 1.3x cub_plain.
+//
+// Changes to the output, for comparisons with older bench/results (2026-11-30 and before):
+//   - vs_cub was the ratio of launch times (ns_per_iter / cub's), i.e. it compared different
+//     amounts of work whenever `blocks` differed. It is now per block-call. For old files the
+//     per-call ratio is items_per_second(cub_plain) / items_per_second(variant).
+//   - older runs did not time the per-item work: an empty asm launder let ptxas hoist it out of
+//     the loop (notes/block-cost.md section 2.1), so their absolute times are not comparable with
+//     these either. Names of benchmarks and the other counters are unchanged; cub_broadcast,
+//     blocks_per_sm, ns_per_block_call and vs_cub_broadcast are new.
+//
+// What keeps the per-item work inside the timed loop: each iteration may replace the items by new
+// ones, under a branch that ptxas cannot prove dead (the iteration index compared with `poison`,
+// a kernel argument that is -1 at run time, so it is never taken). The items are then
+// loop-variant, so their widening, per-thread sums, TwoSums and MMA packing are redone every
+// iteration, as when a block reduces a new tile. The condition is uniform across the block, so no
+// divergence handling is added around CUB's or tcr's shuffles. The check: notes/block-cost.md
+// "after the fix" (per-item instruction counts of the loop in SASS, N = 16 vs 64).
+// Loads: the items are read once before the loop, warp-striped (coalesced), so the one-off load
+// costs little at N = 64; which items a thread holds does not matter for the speed.
+// Timing: CUDA events around one launch, manual time.
 //   tcr_bench_block --benchmark_out=bench/results/block_h200.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cub/block/block_reduce.cuh>
 #include <map>
 #include <string>
 #include <type_traits>
+#include <vector>
 #include "compensated/accumulators.cuh"
 #include "reduce/block.cuh"
 
@@ -31,6 +67,7 @@ namespace {
 
 enum class variant {
   cub_plain,
+  cub_broadcast,
   tcr_fast_shuffle,
   tcr_comp_shuffle,
   tcr_fast_chain,
@@ -41,6 +78,7 @@ enum class variant {
 const char* name_of(variant v) {
   switch (v) {
     case variant::cub_plain: return "cub_plain";
+    case variant::cub_broadcast: return "cub_broadcast";
     case variant::tcr_fast_shuffle: return "tcr_fast_shuffle";
     case variant::tcr_comp_shuffle: return "tcr_comp_shuffle";
     case variant::tcr_fast_chain: return "tcr_fast_chain";
@@ -69,6 +107,10 @@ const char* type_name() {
     }                                                                                   \
   } while (0)
 
+__host__ __device__ constexpr bool is_cub(variant v) {
+  return v == variant::cub_plain || v == variant::cub_broadcast;
+}
+
 template <variant V, class In>
 struct variant_types {
   using Plain = std::conditional_t<std::is_same_v<In, double>, double, float>;
@@ -84,38 +126,73 @@ __host__ __device__ constexpr tcr::BlockReduceAlgorithm algorithm_of(variant v) 
                                        : tcr::BlockReduceAlgorithm::shuffle_tree;
 }
 
+// The thread's W words of items: word j of thread t in block b is g_words[(b W + j) BLOCK + t]
+// (warp-striped, so every load is coalesced).
+template <int BLOCK, int W>
+__device__ __forceinline__ void load_words(const uint32_t* g_words, uint32_t (&r_words)[W]) {
+  const uint32_t* g_block = g_words + static_cast<long>(blockIdx.x) * W * BLOCK + threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < W; ++j) r_words[j] = g_block[j * BLOCK];
+}
+
+// Reloads the items in the iteration `poison` (never, at run time: it is -1). ptxas cannot prove
+// that, so it must treat the items as loop-variant and redo all per-item work each iteration
+// (the barriers in every call keep it from forwarding the first loads to the reload).
+// __nanosleep keeps this a branch: without it ptxas if-converts the body into W predicated loads
+// per iteration (notes/block-cost.md section 2.4). Salting the reload (say, ^ it) would not lean
+// on the barriers, but costs registers: 127 instead of 89 for cub_plain f32 N = 64. The loop must
+// not be unrolled: in an unrolled pair ptxas may compute the second copy's per-item work only on
+// the (never taken) reload path and reuse the first copy's otherwise (seen in SASS: cub_plain
+// f64 N = 4, whose loop ptxas unrolled twice).
+template <int BLOCK, int W>
+__device__ __forceinline__ void launder(const uint32_t* g_words, uint32_t (&r_words)[W], int it,
+                                        int poison) {
+  if (it == poison) {
+    load_words<BLOCK>(g_words, r_words);
+    __nanosleep(1);
+  }
+}
+
 template <variant V, class In, int BLOCK, int N>
-__global__ void __launch_bounds__(BLOCK) block_bench_kernel(const In* g_in, double* g_out, int iters) {
+__global__ void __launch_bounds__(BLOCK)
+    block_bench_kernel(const In* g_in, double* g_out, int iters, int poison) {
   static_assert((N * sizeof(In)) % 4 == 0, "N items must fill whole 32-bit words");
   constexpr int W = N * sizeof(In) / 4;
   using Types = variant_types<V, In>;
   using Plain = typename Types::Plain;
-  const uint32_t* src =
-      reinterpret_cast<const uint32_t*>(g_in) + (static_cast<long>(blockIdx.x) * BLOCK + threadIdx.x) * W;
-  uint32_t r_words[W];
-#pragma unroll
-  for (int j = 0; j < W; ++j) r_words[j] = src[j];
+  const uint32_t* g_words = reinterpret_cast<const uint32_t*>(g_in);
+  uint32_t r_words[W];  // [W] the thread's N items, packed
+  load_words<BLOCK>(g_words, r_words);
   Plain total = 0;
-  if constexpr (V == variant::cub_plain) {
+  if constexpr (is_cub(V)) {
     using BR = cub::BlockReduce<Plain, BLOCK>;
     __shared__ typename BR::TempStorage s_reduce;
+    __shared__ Plain s_result;
+#pragma unroll 1  // unrolled copies could reuse the previous copy's per-item work (see launder)
     for (int it = 0; it < iters; ++it) {
-#pragma unroll
-      for (int j = 0; j < W; ++j) asm volatile("" : "+r"(r_words[j]));
+      launder<BLOCK>(g_words, r_words, it, poison);
       In items[N];
       std::memcpy(items, r_words, sizeof(items));
       Plain wide[N];
 #pragma unroll
       for (int i = 0; i < N; ++i) wide[i] = tcr::widen<Plain>(items[i]);
-      total += BR(s_reduce).Sum(wide);
-      __syncthreads();  // CUB: required before s_reduce is reused
+      const Plain r = BR(s_reduce).Sum(wide);  // valid in thread 0
+      if constexpr (V == variant::cub_plain) {
+        total += r;
+        __syncthreads();  // CUB: required before s_reduce is reused
+      } else {
+        if (threadIdx.x == 0) s_result = r;
+        __syncthreads();  // s_result written (and thread 0 done with s_reduce)
+        total += s_result;
+        __syncthreads();  // every thread has read s_result: all storage reusable, as in tcr
+      }
     }
   } else {
     using BR = tcr::BlockReduce<typename Types::T, BLOCK, algorithm_of(V)>;
     __shared__ typename BR::TempStorage s_reduce;
+#pragma unroll 1  // unrolled copies could reuse the previous copy's per-item work (see launder)
     for (int it = 0; it < iters; ++it) {
-#pragma unroll
-      for (int j = 0; j < W; ++j) asm volatile("" : "+r"(r_words[j]));
+      launder<BLOCK>(g_words, r_words, it, poison);
       In items[N];
       std::memcpy(items, r_words, sizeof(items));
       total += tcr::result(BR(s_reduce).Sum(items));
@@ -124,7 +201,8 @@ __global__ void __launch_bounds__(BLOCK) block_bench_kernel(const In* g_in, doub
   if (threadIdx.x == 0) g_out[blockIdx.x] = double(total);
 }
 
-std::map<std::string, double>& cub_times() {
+// Seconds per block-call of the CUB baselines, by "type/N:n/variant".
+std::map<std::string, double>& cub_call_seconds() {
   static std::map<std::string, double> m;
   return m;
 }
@@ -136,10 +214,12 @@ void run(benchmark::State& state) {
   CHECK_CUDA(cudaGetDevice(&device));
   CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
-  const int blocks = sms * (per_sm > 0 ? per_sm : 1);
+  per_sm = per_sm > 0 ? per_sm : 1;
+  const int blocks = sms * per_sm;
   const int iters = static_cast<int>(state.range(0));
+  const int poison = -1;  // no iteration has this index: the launder's branch is never taken
   const std::size_t n = std::size_t(blocks) * BLOCK * N;
-  // Data: values 1 + i/n, rounded to In (only the speed matters here).
+  // Data: values 1 + i/1024, rounded to In (only the speed matters here).
   std::vector<In> host(n);
   for (std::size_t i = 0; i < n; ++i) host[i] = In(float(1.0 + double(i % 1024) / 1024.0));
   In* d_in = nullptr;
@@ -150,14 +230,14 @@ void run(benchmark::State& state) {
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
-  kernel<<<blocks, BLOCK>>>(d_in, d_out, iters);  // warm-up
+  kernel<<<blocks, BLOCK>>>(d_in, d_out, iters, poison);  // warm-up
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   double sum_s = 0;
   long count = 0;
   for (auto _ : state) {
     CHECK_CUDA(cudaEventRecord(start));
-    kernel<<<blocks, BLOCK>>>(d_in, d_out, iters);
+    kernel<<<blocks, BLOCK>>>(d_in, d_out, iters, poison);
     CHECK_CUDA(cudaEventRecord(stop));
     CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
@@ -168,12 +248,22 @@ void run(benchmark::State& state) {
   }
   CHECK_CUDA(cudaGetLastError());
   const double mean_s = count ? sum_s / count : 0;
+  // Every iteration is one call in each of the `blocks` blocks: compare per block-call, since
+  // `blocks` follows each kernel's occupancy.
+  const double call_s = mean_s / (double(iters) * blocks);
   const std::string key = std::string(type_name<In>()) + "/N:" + std::to_string(N);
-  if (V == variant::cub_plain) cub_times()[key] = mean_s;
+  if (is_cub(V)) cub_call_seconds()[key + "/" + name_of(V)] = call_s;
   state.counters["ns_per_iter"] = mean_s * 1e9 / iters;
   state.counters["blocks"] = blocks;
-  if (V != variant::cub_plain && cub_times().count(key) && cub_times()[key] > 0)
-    state.counters["vs_cub"] = mean_s / cub_times()[key];
+  state.counters["blocks_per_sm"] = per_sm;
+  state.counters["ns_per_block_call"] = call_s * 1e9;
+  const auto ratio_to = [&](variant base, const char* counter) {
+    const auto it = cub_call_seconds().find(key + "/" + name_of(base));
+    if (it != cub_call_seconds().end() && it->second > 0)
+      state.counters[counter] = call_s / it->second;
+  };
+  if (V != variant::cub_plain) ratio_to(variant::cub_plain, "vs_cub");
+  if (!is_cub(V)) ratio_to(variant::cub_broadcast, "vs_cub_broadcast");
   state.SetItemsProcessed(state.iterations() * int64_t(iters) * int64_t(n));
   CHECK_CUDA(cudaEventDestroy(start));
   CHECK_CUDA(cudaEventDestroy(stop));
@@ -197,6 +287,7 @@ void add() {
 template <class In, int N>
 void add_type() {
   add<variant::cub_plain, In, N>();  // first: the others report vs_cub against it
+  add<variant::cub_broadcast, In, N>();  // second: the tcr variants report vs_cub_broadcast
   add<variant::tcr_fast_shuffle, In, N>();
   add<variant::tcr_comp_shuffle, In, N>();
   if constexpr (!std::is_same_v<In, double>) {
