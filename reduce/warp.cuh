@@ -58,9 +58,9 @@ __device__ __forceinline__ unsigned lane_id() {
   return lane;
 }
 
-// Shuffle an arbitrary trivially copyable value, 32 bits at a time.
-template <class T>
-__device__ __forceinline__ T shfl_down(unsigned mask, const T& v, int delta) {
+// Applies a 32-bit shuffle to every word of a trivially copyable value.
+template <class T, class Shuffle>
+__device__ __forceinline__ T shuffle_words(const T& v, Shuffle shuffle) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
   constexpr int words = (sizeof(T) + 3) / 4;
   union {
@@ -68,34 +68,23 @@ __device__ __forceinline__ T shfl_down(unsigned mask, const T& v, int delta) {
     uint32_t w[words];
   } in{v}, out{};
 #pragma unroll
-  for (int i = 0; i < words; ++i) out.w[i] = __shfl_down_sync(mask, in.w[i], delta);
+  for (int i = 0; i < words; ++i) out.w[i] = shuffle(in.w[i]);
   return out.value;
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_down(unsigned mask, const T& v, int delta) {
+  return shuffle_words(v, [=](uint32_t w) { return __shfl_down_sync(mask, w, delta); });
 }
 
 template <class T>
 __device__ __forceinline__ T shfl_xor(unsigned mask, const T& v, int lane_mask) {
-  static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
-  constexpr int words = (sizeof(T) + 3) / 4;
-  union {
-    T value;
-    uint32_t w[words];
-  } in{v}, out{};
-#pragma unroll
-  for (int i = 0; i < words; ++i) out.w[i] = __shfl_xor_sync(mask, in.w[i], lane_mask);
-  return out.value;
+  return shuffle_words(v, [=](uint32_t w) { return __shfl_xor_sync(mask, w, lane_mask); });
 }
 
 template <class T>
 __device__ __forceinline__ T shfl(unsigned mask, const T& v, int src_lane) {
-  static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
-  constexpr int words = (sizeof(T) + 3) / 4;
-  union {
-    T value;
-    uint32_t w[words];
-  } in{v}, out{};
-#pragma unroll
-  for (int i = 0; i < words; ++i) out.w[i] = __shfl_sync(mask, in.w[i], src_lane);
-  return out.value;
+  return shuffle_words(v, [=](uint32_t w) { return __shfl_sync(mask, w, src_lane); });
 }
 
 // The functor form of tcr::merge, used where an operator is expected.

@@ -348,4 +348,17 @@ void check_block_dot(double cond, int num_valid, std::uint64_t seed, int blocks 
   }
 }
 
+
+inline constexpr auto chain = BlockReduceAlgorithm::tensor_core_chain;
+inline constexpr auto fold = BlockReduceAlgorithm::tensor_core_fold;
+
+// check_block_sum over the partial tiles every tensor-core test sweeps: full, one short, about
+// half, a single item.
+template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
+void sweep(data_kind kind, std::uint64_t seed) {
+  constexpr int tile = BLOCK * N;
+  for (int nv : {tile, tile - 1, tile / 2 + 3, 1})
+    check_block_sum<T, In, BLOCK, N, A>(kind, nv, seed + nv);
+}
+
 }  // namespace tcr::test::wb

@@ -5,17 +5,6 @@
 
 using namespace tcr::test::wb;
 using tcr::neumaier;
-constexpr auto chain = BlockReduceAlgorithm::tensor_core_chain;
-constexpr auto fold = BlockReduceAlgorithm::tensor_core_fold;
-
-namespace {
-template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
-void sweep(data_kind kind, std::uint64_t seed) {
-  constexpr int tile = BLOCK * N;
-  for (int nv : {tile, tile - 1, tile / 2 + 3, 1})
-    check_block_sum<T, In, BLOCK, N, A>(kind, nv, seed + nv);
-}
-}  // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: block sizes and items per thread (large)") {
