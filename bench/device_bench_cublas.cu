@@ -26,8 +26,10 @@ cublasHandle_t handle(cudaStream_t stream) {
   return h;
 }
 
-template <class T>
-cudaError_t dot(void* temp, std::size_t& bytes, const call_args& a) {
+// One cuBLAS level-1 reduction (Op: dot, nrm2 or asum) of T = float or double. cuBLAS needs no
+// temporary storage and takes an int length.
+template <class T, op_kind Op>
+cudaError_t call(void* temp, std::size_t& bytes, const call_args& a) {
   if (!temp)
     return bytes = 0, cudaSuccess;
   if (a.n > INT_MAX)
@@ -36,40 +38,22 @@ cudaError_t dot(void* temp, std::size_t& bytes, const call_args& a) {
   const auto* x = static_cast<const T*>(a.x);
   const auto* y = static_cast<const T*>(a.y);
   auto* out = static_cast<T*>(a.out);
-  if constexpr (std::is_same_v<T, float>)
-    return status(cublasSdot(handle(a.stream), n, x, 1, y, 1, out));
-  else
-    return status(cublasDdot(handle(a.stream), n, x, 1, y, 1, out));
-}
-
-template <class T>
-cudaError_t nrm2(void* temp, std::size_t& bytes, const call_args& a) {
-  if (!temp)
-    return bytes = 0, cudaSuccess;
-  if (a.n > INT_MAX)
-    return cudaErrorInvalidValue;
-  const int n = static_cast<int>(a.n);
-  const auto* x = static_cast<const T*>(a.x);
-  auto* out = static_cast<T*>(a.out);
-  if constexpr (std::is_same_v<T, float>)
-    return status(cublasSnrm2(handle(a.stream), n, x, 1, out));
-  else
-    return status(cublasDnrm2(handle(a.stream), n, x, 1, out));
-}
-
-template <class T>
-cudaError_t asum(void* temp, std::size_t& bytes, const call_args& a) {
-  if (!temp)
-    return bytes = 0, cudaSuccess;
-  if (a.n > INT_MAX)
-    return cudaErrorInvalidValue;
-  const int n = static_cast<int>(a.n);
-  const auto* x = static_cast<const T*>(a.x);
-  auto* out = static_cast<T*>(a.out);
-  if constexpr (std::is_same_v<T, float>)
-    return status(cublasSasum(handle(a.stream), n, x, 1, out));
-  else
-    return status(cublasDasum(handle(a.stream), n, x, 1, out));
+  cublasHandle_t h = handle(a.stream);
+  if constexpr (std::is_same_v<T, float>) {
+    if constexpr (Op == op_kind::dot)
+      return status(cublasSdot(h, n, x, 1, y, 1, out));
+    else if constexpr (Op == op_kind::nrm2)
+      return status(cublasSnrm2(h, n, x, 1, out));
+    else
+      return status(cublasSasum(h, n, x, 1, out));
+  } else {
+    if constexpr (Op == op_kind::dot)
+      return status(cublasDdot(h, n, x, 1, y, 1, out));
+    else if constexpr (Op == op_kind::nrm2)
+      return status(cublasDnrm2(h, n, x, 1, out));
+    else
+      return status(cublasDasum(h, n, x, 1, out));
+  }
 }
 
 template <class T>
@@ -85,9 +69,9 @@ void add_for() {
     c.call = f;
     cases().push_back(std::move(c));
   };
-  make(op_kind::dot, "dot", &dot<T>);
-  make(op_kind::nrm2, "nrm2", &nrm2<T>);
-  make(op_kind::asum, "asum", &asum<T>);
+  make(op_kind::dot, "dot", &call<T, op_kind::dot>);
+  make(op_kind::nrm2, "nrm2", &call<T, op_kind::nrm2>);
+  make(op_kind::asum, "asum", &call<T, op_kind::asum>);
 }
 
 const case_adder add{[] {

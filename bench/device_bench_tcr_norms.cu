@@ -20,12 +20,7 @@ void add_for() {
 }
 
 const case_adder add{[] {
-  add_for<__nv_fp8_e4m3>();
-  add_for<__nv_fp8_e5m2>();
-  add_for<__half>();
-  add_for<__nv_bfloat16>();
-  add_for<float>();
-  add_for<double>();
+  for_each_input_type([](auto t) { add_for<decltype(t)>(); });
 }};
 
 } // namespace

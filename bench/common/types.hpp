@@ -49,6 +49,17 @@ inline std::size_t size_of(dtype t) {
   return 0;
 }
 
+// Calls f(T{}) for every input type T, in the order of all_dtypes.
+template <class F>
+void for_each_input_type(F&& f) {
+  f(__nv_fp8_e4m3{});
+  f(__nv_fp8_e5m2{});
+  f(__half{});
+  f(__nv_bfloat16{});
+  f(float{});
+  f(double{});
+}
+
 template <class T>
 constexpr dtype dtype_of() {
   if constexpr (std::is_same_v<T, __nv_fp8_e4m3>)

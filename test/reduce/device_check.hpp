@@ -87,26 +87,10 @@ inline mp fast_exact_dot(const std::vector<double>& x, const std::vector<double>
   return k.value();
 }
 
-// True when |res - s| <= rel |s| + abs_coef S, the bound evaluated exactly (rounded down) and
-// the error exactly. rel and abs_coef are powers of two times small integers.
+// True when |hi + lo - s| <= rel |s| + abs_coef S, the bound evaluated exactly (rounded down)
+// and the error exactly. rel and abs_coef are powers of two times small integers.
 // floor: an absolute term for the result format's own limit (half the subnormal spacing: a
 // result below the normal range cannot be closer than that).
-inline bool within_bound(double res, const mp& s, const mp& S, double rel, double abs_coef,
-                         double floor = 0.0) {
-  if (!std::isfinite(res)) return false;
-  mp err(mp::exact_dot_bits + 128);
-  mpfr_sub_d(err.get(), s.get(), res, MPFR_RNDN);
-  mpfr_abs(err.get(), err.get(), MPFR_RNDN);
-  mp t1(mp::exact_dot_bits + 128), t2(mp::exact_dot_bits + 128), bound(mp::exact_dot_bits + 128);
-  mpfr_abs(t1.get(), s.get(), MPFR_RNDN);
-  mpfr_mul_d(t1.get(), t1.get(), rel, MPFR_RNDD);
-  mpfr_mul_d(t2.get(), S.get(), abs_coef, MPFR_RNDD);
-  mpfr_add(bound.get(), t1.get(), t2.get(), MPFR_RNDD);
-  mpfr_add_d(bound.get(), bound.get(), floor, MPFR_RNDD);
-  return mpfr_cmp(err.get(), bound.get()) <= 0;
-}
-
-// The same for an unevaluated pair hi + lo.
 inline bool pair_within_bound(double hi, double lo, const mp& s, const mp& S, double rel,
                               double abs_coef, double floor = 0.0) {
   if (!std::isfinite(hi) || !std::isfinite(lo)) return false;
@@ -121,6 +105,12 @@ inline bool pair_within_bound(double hi, double lo, const mp& s, const mp& S, do
   mpfr_add(bound.get(), t1.get(), t2.get(), MPFR_RNDD);
   mpfr_add_d(bound.get(), bound.get(), floor, MPFR_RNDD);
   return mpfr_cmp(err.get(), bound.get()) <= 0;
+}
+
+// The same for one value res.
+inline bool within_bound(double res, const mp& s, const mp& S, double rel, double abs_coef,
+                         double floor = 0.0) {
+  return pair_within_bound(res, 0.0, s, S, rel, abs_coef, floor);  // subtracting 0 is exact
 }
 
 // The error divided by |s| + S (for messages only).
