@@ -312,7 +312,7 @@ std::string json_string(const std::string& s) {
   return r + "\"";
 }
 
-int failures = 0;  // --sets_only self-check
+int failures = 0; // --sets_only self-check
 
 struct options {
   std::string out = "accuracy.json";

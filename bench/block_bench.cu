@@ -77,34 +77,47 @@ enum class variant {
 
 const char* name_of(variant v) {
   switch (v) {
-    case variant::cub_plain: return "cub_plain";
-    case variant::cub_broadcast: return "cub_broadcast";
-    case variant::tcr_fast_shuffle: return "tcr_fast_shuffle";
-    case variant::tcr_comp_shuffle: return "tcr_comp_shuffle";
-    case variant::tcr_fast_chain: return "tcr_fast_chain";
-    case variant::tcr_comp_fold: return "tcr_comp_fold";
-    case variant::tcr_comp_chain: return "tcr_comp_chain";
+  case variant::cub_plain:
+    return "cub_plain";
+  case variant::cub_broadcast:
+    return "cub_broadcast";
+  case variant::tcr_fast_shuffle:
+    return "tcr_fast_shuffle";
+  case variant::tcr_comp_shuffle:
+    return "tcr_comp_shuffle";
+  case variant::tcr_fast_chain:
+    return "tcr_fast_chain";
+  case variant::tcr_comp_fold:
+    return "tcr_comp_fold";
+  case variant::tcr_comp_chain:
+    return "tcr_comp_chain";
   }
   return "?";
 }
 
 template <class In>
 const char* type_name() {
-  if constexpr (std::is_same_v<In, float>) return "f32";
-  else if constexpr (std::is_same_v<In, double>) return "f64";
-  else if constexpr (std::is_same_v<In, __half>) return "f16";
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>) return "bf16";
-  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>) return "e4m3";
-  else return "e5m2";
+  if constexpr (std::is_same_v<In, float>)
+    return "f32";
+  else if constexpr (std::is_same_v<In, double>)
+    return "f64";
+  else if constexpr (std::is_same_v<In, __half>)
+    return "f16";
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
+    return "bf16";
+  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>)
+    return "e4m3";
+  else
+    return "e5m2";
 }
 
-#define CHECK_CUDA(x)                                                                   \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::abort();                                                                     \
-    }                                                                                   \
+#define CHECK_CUDA(x)                                                                              \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (0)
 
 __host__ __device__ constexpr bool is_cub(variant v) {
@@ -132,7 +145,8 @@ template <int BLOCK, int W>
 __device__ __forceinline__ void load_words(const uint32_t* g_words, uint32_t (&r_words)[W]) {
   const uint32_t* g_block = g_words + static_cast<long>(blockIdx.x) * W * BLOCK + threadIdx.x;
 #pragma unroll
-  for (int j = 0; j < W; ++j) r_words[j] = g_block[j * BLOCK];
+  for (int j = 0; j < W; ++j)
+    r_words[j] = g_block[j * BLOCK];
 }
 
 // Reloads the items in the iteration `poison` (never, at run time: it is -1). ptxas cannot prove
@@ -161,36 +175,38 @@ __global__ void __launch_bounds__(BLOCK)
   using Types = variant_types<V, In>;
   using Plain = typename Types::Plain;
   const uint32_t* g_words = reinterpret_cast<const uint32_t*>(g_in);
-  uint32_t r_words[W];  // [W] the thread's N items, packed
+  uint32_t r_words[W]; // [W] the thread's N items, packed
   load_words<BLOCK>(g_words, r_words);
   Plain total = 0;
   if constexpr (is_cub(V)) {
     using BR = cub::BlockReduce<Plain, BLOCK>;
     __shared__ typename BR::TempStorage s_reduce;
     __shared__ Plain s_result;
-#pragma unroll 1  // unrolled copies could reuse the previous copy's per-item work (see launder)
+#pragma unroll 1 // unrolled copies could reuse the previous copy's per-item work (see launder)
     for (int it = 0; it < iters; ++it) {
       launder<BLOCK>(g_words, r_words, it, poison);
       In items[N];
       std::memcpy(items, r_words, sizeof(items));
       Plain wide[N];
 #pragma unroll
-      for (int i = 0; i < N; ++i) wide[i] = tcr::widen<Plain>(items[i]);
-      const Plain r = BR(s_reduce).Sum(wide);  // valid in thread 0
+      for (int i = 0; i < N; ++i)
+        wide[i] = tcr::widen<Plain>(items[i]);
+      const Plain r = BR(s_reduce).Sum(wide); // valid in thread 0
       if constexpr (V == variant::cub_plain) {
         total += r;
-        __syncthreads();  // CUB: required before s_reduce is reused
+        __syncthreads(); // CUB: required before s_reduce is reused
       } else {
-        if (threadIdx.x == 0) s_result = r;
-        __syncthreads();  // s_result written (and thread 0 done with s_reduce)
+        if (threadIdx.x == 0)
+          s_result = r;
+        __syncthreads(); // s_result written (and thread 0 done with s_reduce)
         total += s_result;
-        __syncthreads();  // every thread has read s_result: all storage reusable, as in tcr
+        __syncthreads(); // every thread has read s_result: all storage reusable, as in tcr
       }
     }
   } else {
     using BR = tcr::BlockReduce<typename Types::T, BLOCK, algorithm_of(V)>;
     __shared__ typename BR::TempStorage s_reduce;
-#pragma unroll 1  // unrolled copies could reuse the previous copy's per-item work (see launder)
+#pragma unroll 1 // unrolled copies could reuse the previous copy's per-item work (see launder)
     for (int it = 0; it < iters; ++it) {
       launder<BLOCK>(g_words, r_words, it, poison);
       In items[N];
@@ -198,7 +214,8 @@ __global__ void __launch_bounds__(BLOCK)
       total += tcr::result(BR(s_reduce).Sum(items));
     }
   }
-  if (threadIdx.x == 0) g_out[blockIdx.x] = double(total);
+  if (threadIdx.x == 0)
+    g_out[blockIdx.x] = double(total);
 }
 
 // Seconds per block-call of the CUB baselines, by "type/N:n/variant".
@@ -217,11 +234,12 @@ void run(benchmark::State& state) {
   per_sm = per_sm > 0 ? per_sm : 1;
   const int blocks = sms * per_sm;
   const int iters = static_cast<int>(state.range(0));
-  const int poison = -1;  // no iteration has this index: the launder's branch is never taken
+  const int poison = -1; // no iteration has this index: the launder's branch is never taken
   const std::size_t n = std::size_t(blocks) * BLOCK * N;
   // Data: values 1 + i/1024, rounded to In (only the speed matters here).
   std::vector<In> host(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = In(float(1.0 + double(i % 1024) / 1024.0));
+  for (std::size_t i = 0; i < n; ++i)
+    host[i] = In(float(1.0 + double(i % 1024) / 1024.0));
   In* d_in = nullptr;
   double* d_out = nullptr;
   CHECK_CUDA(cudaMalloc(&d_in, n * sizeof(In)));
@@ -230,7 +248,7 @@ void run(benchmark::State& state) {
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
-  kernel<<<blocks, BLOCK>>>(d_in, d_out, iters, poison);  // warm-up
+  kernel<<<blocks, BLOCK>>>(d_in, d_out, iters, poison); // warm-up
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   double sum_s = 0;
@@ -252,7 +270,8 @@ void run(benchmark::State& state) {
   // `blocks` follows each kernel's occupancy.
   const double call_s = mean_s / (double(iters) * blocks);
   const std::string key = std::string(type_name<In>()) + "/N:" + std::to_string(N);
-  if (is_cub(V)) cub_call_seconds()[key + "/" + name_of(V)] = call_s;
+  if (is_cub(V))
+    cub_call_seconds()[key + "/" + name_of(V)] = call_s;
   state.counters["ns_per_iter"] = mean_s * 1e9 / iters;
   state.counters["blocks"] = blocks;
   state.counters["blocks_per_sm"] = per_sm;
@@ -262,8 +281,10 @@ void run(benchmark::State& state) {
     if (it != cub_call_seconds().end() && it->second > 0)
       state.counters[counter] = call_s / it->second;
   };
-  if (V != variant::cub_plain) ratio_to(variant::cub_plain, "vs_cub");
-  if (!is_cub(V)) ratio_to(variant::cub_broadcast, "vs_cub_broadcast");
+  if (V != variant::cub_plain)
+    ratio_to(variant::cub_plain, "vs_cub");
+  if (!is_cub(V))
+    ratio_to(variant::cub_broadcast, "vs_cub_broadcast");
   state.SetItemsProcessed(state.iterations() * int64_t(iters) * int64_t(n));
   CHECK_CUDA(cudaEventDestroy(start));
   CHECK_CUDA(cudaEventDestroy(stop));
@@ -276,8 +297,8 @@ constexpr int kernel_iters = 512;
 
 template <variant V, class In, int N>
 void add() {
-  const std::string name = std::string("block/") + type_name<In>() + "/N:" + std::to_string(N) +
-                           "/" + name_of(V);
+  const std::string name =
+      std::string("block/") + type_name<In>() + "/N:" + std::to_string(N) + "/" + name_of(V);
   benchmark::RegisterBenchmark(name.c_str(), run<V, In, block_threads, N>)
       ->Arg(kernel_iters)
       ->UseManualTime()
@@ -286,8 +307,8 @@ void add() {
 
 template <class In, int N>
 void add_type() {
-  add<variant::cub_plain, In, N>();  // first: the others report vs_cub against it
-  add<variant::cub_broadcast, In, N>();  // second: the tcr variants report vs_cub_broadcast
+  add<variant::cub_plain, In, N>();     // first: the others report vs_cub against it
+  add<variant::cub_broadcast, In, N>(); // second: the tcr variants report vs_cub_broadcast
   add<variant::tcr_fast_shuffle, In, N>();
   add<variant::tcr_comp_shuffle, In, N>();
   if constexpr (!std::is_same_v<In, double>) {
@@ -297,7 +318,7 @@ void add_type() {
   }
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   add_type<float, 4>();
@@ -319,7 +340,8 @@ int main(int argc, char** argv) {
   add_type<double, 4>();
   add_type<double, 16>();
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIP: no CUDA device\n");

@@ -33,13 +33,13 @@ namespace {
 
 using namespace tcr::mma;
 
-#define CHECK_CUDA(x)                                                                   \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+#define CHECK_CUDA(x)                                                                              \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (0)
 
 template <class In, class Policy, tile_path Path, int R>
@@ -49,28 +49,39 @@ __global__ void characterize_kernel(const In* g, double* g_out) {
   const In* base = g + static_cast<long>(warp) * R * tile;
   lane_tile<In> t[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) t[r] = load_lane_tile(base + r * tile);
+  for (int r = 0; r < R; ++r)
+    t[r] = load_lane_tile(base + r * tile);
   const double total = warp_tile_sum<Policy, double, Path>(t);
-  if ((threadIdx.x & 31) == 0) g_out[warp] = total;
+  if ((threadIdx.x & 31) == 0)
+    g_out[warp] = total;
 }
 
 template <class In>
 const char* type_name(tile_path path) {
-  if constexpr (std::is_same_v<In, float>) return "f32_bf16x3";
-  else if constexpr (std::is_same_v<In, __half>) return "f16";
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>) return "bf16";
+  if constexpr (std::is_same_v<In, float>)
+    return "f32_bf16x3";
+  else if constexpr (std::is_same_v<In, __half>)
+    return "f16";
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
+    return "bf16";
   else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>)
     return path == tile_path::exact_f16 ? "e4m3_via_f16" : "e4m3";
-  else return path == tile_path::exact_bands_f16 ? "e5m2_bands_f16" : "e5m2";
+  else
+    return path == tile_path::exact_bands_f16 ? "e5m2_bands_f16" : "e5m2";
 }
 
 template <class In>
 void exponent_range(int& lo, int& hi) {
-  if constexpr (std::is_same_v<In, __half>) lo = -24, hi = 14;
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>) lo = -40, hi = 40;
-  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>) lo = -9, hi = 7;
-  else if constexpr (std::is_same_v<In, __nv_fp8_e5m2>) lo = -16, hi = 14;
-  else lo = -40, hi = 40;
+  if constexpr (std::is_same_v<In, __half>)
+    lo = -24, hi = 14;
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
+    lo = -40, hi = 40;
+  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>)
+    lo = -9, hi = 7;
+  else if constexpr (std::is_same_v<In, __nv_fp8_e5m2>)
+    lo = -16, hi = 14;
+  else
+    lo = -40, hi = 40;
 }
 
 // MMA steps of depth 16 per chain (see mma/tile_sum.cuh): fp8 m16n8k32 runs as 2 f16 steps on
@@ -78,7 +89,8 @@ void exponent_range(int& lo, int& hi) {
 template <class In, class Policy, tile_path Path>
 int chain_steps(int R) {
   const int per_tile = std::is_same_v<In, float> ? 3 : (sizeof(In) == 1 ? 2 : 1);
-  if (std::is_same_v<Policy, fold_out>) return std::is_same_v<In, float> ? 1 : per_tile;
+  if (std::is_same_v<Policy, fold_out>)
+    return std::is_same_v<In, float> ? 1 : per_tile;
   return per_tile * R;
 }
 
@@ -98,13 +110,14 @@ double exact_minus(const std::vector<double>& xs, double res, double& s_out) {
     p[i] = &t[i];
   }
   mpfr_t s, d;
-  mpfr_init2(s, 400);  // data spans < 2^-150 .. 2^60 and n < 2^13: exact
+  mpfr_init2(s, 400); // data spans < 2^-150 .. 2^60 and n < 2^13: exact
   mpfr_init2(d, 500);
   mpfr_sum(s, p.data(), p.size(), MPFR_RNDN);
   s_out = mpfr_get_d(s, MPFR_RNDN);
-  mpfr_sub_d(d, s, res, MPFR_RNDN);  // exact at 500 bits
-  const double diff = mpfr_get_d(d, MPFR_RNDN);  // exact - result
-  for (auto& x : t) mpfr_clear(&x);
+  mpfr_sub_d(d, s, res, MPFR_RNDN);             // exact at 500 bits
+  const double diff = mpfr_get_d(d, MPFR_RNDN); // exact - result
+  for (auto& x : t)
+    mpfr_clear(&x);
   mpfr_clear(s);
   mpfr_clear(d);
   return diff;
@@ -124,7 +137,8 @@ void measure(std::vector<record>& out, int warps, std::uint64_t seed) {
     const std::string d = data;
     for (auto& x : v) {
       float f = d == "same_sign_narrow" ? mant(rng) : std::ldexp(mant(rng), ex(rng));
-      if (d == "mixed_sign_wide" && (rng() & 1)) f = -f;
+      if (d == "mixed_sign_wide" && (rng() & 1))
+        f = -f;
       x = In(f);
     }
     In* d_in;
@@ -140,7 +154,14 @@ void measure(std::vector<record>& out, int warps, std::uint64_t seed) {
     CHECK_CUDA(cudaFree(d_out));
     record r{type_name<In>(Path),
              std::is_same_v<Policy, fold_out> ? "fold_out" : "chain_in_tensor_core",
-             data, R, 0, 0, 0, 0, 0, warps};
+             data,
+             R,
+             0,
+             0,
+             0,
+             0,
+             0,
+             warps};
     for (int w = 0; w < warps; ++w) {
       std::vector<double> xs(per_warp);
       double S = 0;
@@ -153,11 +174,16 @@ void measure(std::vector<record>& out, int warps, std::uint64_t seed) {
       const double e = std::fabs(diff) / S;
       r.max_err_s = std::max(r.max_err_s, e);
       r.mean_err_s += e / warps;
-      if (s != 0) r.max_rel = std::max(r.max_rel, std::fabs(diff / s));
-      if (diff > 0) r.frac_below += 1.0 / warps;
+      if (s != 0)
+        r.max_rel = std::max(r.max_rel, std::fabs(diff / s));
+      if (diff > 0)
+        r.frac_below += 1.0 / warps;
     }
-    r.bound_s = Path != tile_path::native ? 0.0 : tile_error_bound(chain_steps<In, Policy, Path>(R), 16, 24, 1.0);
-    std::printf("%-14s %-21s %-17s R=%d  max|err|/S %.3e  mean %.3e  max rel %.3e  below %.2f  bound/S %.3e\n",
+    r.bound_s = Path != tile_path::native
+                    ? 0.0
+                    : tile_error_bound(chain_steps<In, Policy, Path>(R), 16, 24, 1.0);
+    std::printf("%-14s %-21s %-17s R=%d  max|err|/S %.3e  mean %.3e  max rel %.3e  below %.2f  "
+                "bound/S %.3e\n",
                 r.type.c_str(), r.policy.c_str(), r.data.c_str(), R, r.max_err_s, r.mean_err_s,
                 r.max_rel, r.frac_below, r.bound_s);
     out.push_back(r);
@@ -173,11 +199,12 @@ void measure_all(std::vector<record>& out, int warps, std::uint64_t seed,
 
 template <class In, tile_path Path = tile_path::native>
 void measure_type(std::vector<record>& out, int warps, std::uint64_t seed) {
-  measure_all<In, chain_in_tensor_core, Path>(out, warps, seed, std::make_integer_sequence<int, 8>{});
+  measure_all<In, chain_in_tensor_core, Path>(out, warps, seed,
+                                              std::make_integer_sequence<int, 8>{});
   measure_all<In, fold_out, Path>(out, warps, seed + 50000, std::make_integer_sequence<int, 8>{});
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -216,10 +243,14 @@ int main(int argc, char** argv) {
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  std::fprintf(f, "{\n  \"program\": \"tcr_mma_characterize\",\n  \"device\": \"%s\",\n", prop.name);
-  std::fprintf(f, "  \"sm\": %d,\n  \"date\": \"%s\",\n  \"warps_per_record\": %d,\n  \"base_seed\": %llu,\n",
-               prop.major * 10 + prop.minor, date, warps, (unsigned long long)seed);
-  std::fprintf(f, "  \"model_bound\": \"tile_error_bound(steps, 16, 24, S) of mma/tile_sum.cuh\",\n");
+  std::fprintf(f, "{\n  \"program\": \"tcr_mma_characterize\",\n  \"device\": \"%s\",\n",
+               prop.name);
+  std::fprintf(
+      f,
+      "  \"sm\": %d,\n  \"date\": \"%s\",\n  \"warps_per_record\": %d,\n  \"base_seed\": %llu,\n",
+      prop.major * 10 + prop.minor, date, warps, (unsigned long long)seed);
+  std::fprintf(f,
+               "  \"model_bound\": \"tile_error_bound(steps, 16, 24, S) of mma/tile_sum.cuh\",\n");
   std::fprintf(f, "  \"records\": [\n");
   for (std::size_t i = 0; i < out.size(); ++i) {
     const record& r = out[i];

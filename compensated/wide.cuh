@@ -50,7 +50,7 @@ TCR_HD float saturate(float v) {
   return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
 #endif
 }
-}  // namespace detail
+} // namespace detail
 
 // sum2_chain(x): the unrounded Sum2 of a short chain, {s, c} with s the recursive sum and c the
 // sum of its rounding errors (both in T): |s + c - sum x| <= gamma_{L-1}^2 sum|x| (Ogita, Rump,
@@ -81,7 +81,8 @@ TCR_HD float exact_sum_e4m3(const float (&x)[L]) {
   static_assert(L >= 1 && L <= 64, "exact_sum_e4m3: at most 64 values");
   float s = x[0];
 #pragma unroll
-  for (int i = 1; i < L; ++i) s = detail::add_rn(s, x[i]);
+  for (int i = 1; i < L; ++i)
+    s = detail::add_rn(s, x[i]);
   return s;
 }
 
@@ -115,7 +116,8 @@ namespace detail {
 template <class T>
 TCR_HD bool all_finite(const T* x, int n) {
   bool ok = true;
-  for (int i = 0; i < n; ++i) ok = ok && is_finite(x[i]);
+  for (int i = 0; i < n; ++i)
+    ok = ok && is_finite(x[i]);
   return ok;
 }
 
@@ -162,11 +164,11 @@ struct cascade3 {
   }
 };
 
-inline constexpr double two_m64 = 5.421010862427522e-20;    // 2^-64
-inline constexpr double two_p64 = 18446744073709551616.0;   // 2^64
-inline constexpr double two_m958 = 0x1p-958;                // x * 2^-64 exact above this
+inline constexpr double two_m64 = 5.421010862427522e-20;  // 2^-64
+inline constexpr double two_p64 = 18446744073709551616.0; // 2^64
+inline constexpr double two_m958 = 0x1p-958;              // x * 2^-64 exact above this
 
-}  // namespace detail
+} // namespace detail
 
 template <class Result>
 struct chunked_sum;
@@ -215,7 +217,8 @@ struct chunked_sum<float> {
     using namespace detail;
     double d = mul_rn(static_cast<double>(x[0]), static_cast<double>(y[0]));
 #pragma unroll
-    for (int i = 1; i < L; ++i) d = fma_rn(static_cast<double>(x[i]), static_cast<double>(y[i]), d);
+    for (int i = 1; i < L; ++i)
+      d = fma_rn(static_cast<double>(x[i]), static_cast<double>(y[i]), d);
     add(d);
   }
   // sum x_i^2 over a chunk of floats, as add_dot_chunk(x, x).
@@ -232,14 +235,17 @@ struct chunked_sum<float> {
     using namespace detail;
     float p[L];
 #pragma unroll
-    for (int i = 0; i < L; ++i) p[i] = mul_rn(x[i], x[i]);
+    for (int i = 0; i < L; ++i)
+      p[i] = mul_rn(x[i], x[i]);
     const auto [s, c] = sum2_chain(p);
     if (is_finite(s) && s >= 0x1p-100f) {
       add_pair(static_cast<double>(s), static_cast<double>(c));
     } else {
       bool any = false;
-      for (int i = 0; i < L; ++i) any = any || x[i] != 0.0f;
-      if (any) add_ssq_chunk(x);
+      for (int i = 0; i < L; ++i)
+        any = any || x[i] != 0.0f;
+      if (any)
+        add_ssq_chunk(x);
     }
   }
   // sum x_i * y_i where every product is exact in float (e.g. both from {half, e4m3, e5m2}:
@@ -249,7 +255,8 @@ struct chunked_sum<float> {
     using namespace detail;
     float p[L];
 #pragma unroll
-    for (int i = 0; i < L; ++i) p[i] = mul_rn(x[i], y[i]);
+    for (int i = 0; i < L; ++i)
+      p[i] = mul_rn(x[i], y[i]);
     add_chunk(p);
   }
 
@@ -267,18 +274,22 @@ struct chunked_sum<float> {
   // The unevaluated pair {hi, lo}, normalised (for double-word results).
   TCR_HD eft<double> pair() const {
     using namespace detail;
-    if (!is_finite(sum)) return {sum, 0.0};
+    if (!is_finite(sum))
+      return {sum, 0.0};
     return two_sum(sum, comp);
   }
-  TCR_HD float result() const { return static_cast<float>(value()); }
+  TCR_HD float result() const {
+    return static_cast<float>(value());
+  }
 
- private:
+private:
   template <int L>
   TCR_HD static double plain_sum(const float (&x)[L]) {
     using namespace detail;
     double d = static_cast<double>(x[0]);
 #pragma unroll
-    for (int i = 1; i < L; ++i) d = add_rn(d, static_cast<double>(x[i]));
+    for (int i = 1; i < L; ++i)
+      d = add_rn(d, static_cast<double>(x[i]));
     return d;
   }
 };
@@ -287,8 +298,8 @@ struct chunked_sum<float> {
 template <>
 struct chunked_sum<double> {
   using value_type = double;
-  detail::cascade3 plain;   // values as they are
-  detail::cascade3 big;     // values times 2^-64 (only where plain would overflow)
+  detail::cascade3 plain; // values as they are
+  detail::cascade3 big;   // values times 2^-64 (only where plain would overflow)
 
   // A chunk of L <= 4 doubles: Sum2 chain (exact for L = 2), then the cascade. Rare paths:
   // Inf/NaN inputs (plain summation into hi), and overflow (the chunk's large elements go to
@@ -313,7 +324,7 @@ struct chunked_sum<double> {
     using namespace detail;
     big.merge(o.big);
     if (!is_finite(plain.hi) || !is_finite(o.plain.hi)) {
-      plain.hi = add_rn(plain.hi, o.plain.hi);  // Inf/NaN: as plain summation
+      plain.hi = add_rn(plain.hi, o.plain.hi); // Inf/NaN: as plain summation
       return;
     }
     if (is_finite(add_rn(plain.hi, o.plain.hi))) {
@@ -327,13 +338,16 @@ struct chunked_sum<double> {
   // The normalised pair {h, l} with h + l the sum (h = fl(sum) up to a rounding of l).
   TCR_HD eft<double> pair() const {
     using namespace detail;
-    if (!is_finite(plain.hi)) return {plain.hi, 0.0};
-    if (big.is_zero()) return plain.pair();
+    if (!is_finite(plain.hi))
+      return {plain.hi, 0.0};
+    if (big.is_zero())
+      return plain.pair();
     cascade3 t = big;
-    t.merge(plain.scaled(two_m64));  // plain < 2^1024 * 2^-64: no overflow
+    t.merge(plain.scaled(two_m64)); // plain < 2^1024 * 2^-64: no overflow
     const auto [h, l] = t.pair();
-    const double hs = mul_rn(h, two_p64);  // may overflow: then the sum itself does
-    if (!is_finite(hs)) return {hs, 0.0};
+    const double hs = mul_rn(h, two_p64); // may overflow: then the sum itself does
+    if (!is_finite(hs))
+      return {hs, 0.0};
     return {hs, mul_rn(l, two_p64)};
   }
   TCR_HD double value() const {
@@ -348,20 +362,23 @@ struct chunked_sum<double> {
     using namespace detail;
     if (!all_finite(x, n)) {
       double d = plain.hi;
-      for (int i = 0; i < n; ++i) d = add_rn(d, x[i]);
-      plain.hi = d;  // Inf or NaN from here on
+      for (int i = 0; i < n; ++i)
+        d = add_rn(d, x[i]);
+      plain.hi = d; // Inf or NaN from here on
       return;
     }
-    for (int i = 0; i < n; ++i) add_one_finite(x[i], 0.0);
+    for (int i = 0; i < n; ++i)
+      add_one_finite(x[i], 0.0);
   }
   // x + e, both finite, |e| <= ulp(x) (or e = 0): large x go to the scaled cascade.
   TCR_HD void add_one_finite(double x, double e) {
     using namespace detail;
     if (abs(x) < two_m958) {
-      if (!is_finite(add_rn(plain.hi, x))) spill();
-      plain.add2(x, e);  // e <= ulp(x): adds below 2^-958 never overflow a spilled plain
+      if (!is_finite(add_rn(plain.hi, x)))
+        spill();
+      plain.add2(x, e); // e <= ulp(x): adds below 2^-958 never overflow a spilled plain
     } else {
-      big.add2(mul_rn(x, two_m64), mul_rn(e, two_m64));  // e scaled may lose < 2^-1074
+      big.add2(mul_rn(x, two_m64), mul_rn(e, two_m64)); // e scaled may lose < 2^-1074
     }
   }
   // Moves plain into big (plain is then zero).
@@ -378,7 +395,7 @@ TCR_HD int biased_exponent(double x) {
   std::memcpy(&bits, &x, sizeof bits);
   return static_cast<int>((bits >> 52) & 0x7ff);
 }
-}  // namespace detail
+} // namespace detail
 
 // Dot product of doubles, result double: chunked_sum<double> for the products, plus two scaled
 // cascades so that no finite data give a spurious Inf, NaN or underflow loss:
@@ -392,8 +409,8 @@ TCR_HD int biased_exponent(double x) {
 // limit 2^-1075 when s is subnormal).
 struct chunked_dot_double {
   chunked_sum<double> main;
-  detail::cascade3 huge;  // units of 2^1100
-  detail::cascade3 tiny;  // units of 2^-1200
+  detail::cascade3 huge; // units of 2^1100
+  detail::cascade3 tiny; // units of 2^-1200
 
   template <int L>
   TCR_HD void add_dot_chunk(const double (&x)[L], const double (&y)[L]) {
@@ -411,12 +428,14 @@ struct chunked_dot_double {
     }
     auto [s, c] = sum2_chain(p);
 #pragma unroll
-    for (int i = 0; i < L; ++i) c = add_rn(c, e[i]);
+    for (int i = 0; i < L; ++i)
+      c = add_rn(c, e[i]);
     if (max_exp >= 1023 - 900 && is_finite(s) && is_finite(c) &&
         is_finite(add_rn(main.plain.hi, s))) {
       main.plain.add2(s, c);
     } else {
-      for (int i = 0; i < L; ++i) add_product_rare(x[i], y[i], max_exp < 1023 - 900);
+      for (int i = 0; i < L; ++i)
+        add_product_rare(x[i], y[i], max_exp < 1023 - 900);
     }
   }
 
@@ -428,25 +447,27 @@ struct chunked_dot_double {
 
   TCR_HD eft<double> pair() const {
     using namespace detail;
-    if (!is_finite(main.plain.hi)) return {main.plain.hi, 0.0};
+    if (!is_finite(main.plain.hi))
+      return {main.plain.hi, 0.0};
     if (!huge.is_zero()) {
       // S >= 2^1024 here: everything below 2^26 (2^-1074 units) is negligible; tiny is ignored.
       cascade3 t = huge;
       t.merge(main.plain.scaled(0x1p-550).scaled(0x1p-550));
-      t.merge(main.big.scaled(0x1p-518).scaled(0x1p-518));  // 2^64 units -> 2^1100 units
+      t.merge(main.big.scaled(0x1p-518).scaled(0x1p-518)); // 2^64 units -> 2^1100 units
       const auto [h, l] = t.pair();
       const double hs = mul_rn(mul_rn(h, 0x1p550), 0x1p550);
-      if (!is_finite(hs)) return {hs, 0.0};
+      if (!is_finite(hs))
+        return {hs, 0.0};
       return {hs, mul_rn(mul_rn(l, 0x1p550), 0x1p550)};
     }
     if (!tiny.is_zero()) {
       if (main.is_zero()) {
         const auto [h, l] = tiny.pair();
-        const double v = mul_rn(mul_rn(add_rn(h, l), 0x1p-600), 0x1p-600);  // one rounding
-        return {v, 0.0};  // (a result below 2^-1022 rounds to the subnormal grid)
+        const double v = mul_rn(mul_rn(add_rn(h, l), 0x1p-600), 0x1p-600); // one rounding
+        return {v, 0.0}; // (a result below 2^-1022 rounds to the subnormal grid)
       }
       chunked_sum<double> m = main;
-      m.plain.merge(tiny.scaled(0x1p-600).scaled(0x1p-600));  // lost parts < 2^-1074
+      m.plain.merge(tiny.scaled(0x1p-600).scaled(0x1p-600)); // lost parts < 2^-1074
       return m.pair();
     }
     return main.pair();
@@ -456,16 +477,19 @@ struct chunked_dot_double {
     const auto [h, l] = pair();
     return is_finite(h) ? add_rn(h, l) : h;
   }
-  TCR_HD double result() const { return value(); }
+  TCR_HD double result() const {
+    return value();
+  }
 
- private:
+private:
   TCR_HD void add_product_rare(double x, double y, bool all_tiny) {
     using namespace detail;
     if (!is_finite(x) || !is_finite(y)) {
-      main.plain.hi = add_rn(main.plain.hi, mul_rn(x, y));  // Inf or NaN, as plain summation
+      main.plain.hi = add_rn(main.plain.hi, mul_rn(x, y)); // Inf or NaN, as plain summation
       return;
     }
-    if (x == 0.0 || y == 0.0) return;
+    if (x == 0.0 || y == 0.0)
+      return;
     if (all_tiny) {
       const auto [p, e] = two_prod(mul_rn(x, 0x1p600), mul_rn(y, 0x1p600));
       tiny.add2(p, e);
@@ -484,17 +508,18 @@ struct chunked_dot_double {
 // Sum of squares of doubles with Blue's bands, for nrm2. Exact squares (two_prod) of values in
 // the band, each band a cascade; no overflow or underflow for any finite input.
 struct chunked_ssq_double {
-  detail::cascade3 mid;    // x^2 for 2^-480 <= |x| < 2^481 (and x = 0)
-  detail::cascade3 big;    // (x 2^-600)^2 for |x| >= 2^481
-  detail::cascade3 small;  // (x 2^600)^2 for |x| < 2^-480
-  double special = 0.0;    // Inf/NaN inputs: +inf, or NaN
+  detail::cascade3 mid;   // x^2 for 2^-480 <= |x| < 2^481 (and x = 0)
+  detail::cascade3 big;   // (x 2^-600)^2 for |x| >= 2^481
+  detail::cascade3 small; // (x 2^600)^2 for |x| < 2^-480
+  double special = 0.0;   // Inf/NaN inputs: +inf, or NaN
 
   template <int L>
   TCR_HD void add_chunk(const double (&x)[L]) {
     using namespace detail;
     bool in_mid = true;
 #pragma unroll
-    for (int i = 0; i < L; ++i) in_mid = in_mid && (mid_band(x[i]));
+    for (int i = 0; i < L; ++i)
+      in_mid = in_mid && (mid_band(x[i]));
     if (in_mid) {
       double p[L], e[L];
 #pragma unroll
@@ -505,10 +530,12 @@ struct chunked_ssq_double {
       }
       auto [s, c] = sum2_chain(p);
 #pragma unroll
-      for (int i = 0; i < L; ++i) c = add_rn(c, e[i]);
+      for (int i = 0; i < L; ++i)
+        c = add_rn(c, e[i]);
       mid.add2(s, c);
     } else {
-      for (int i = 0; i < L; ++i) add_rare(x[i]);
+      for (int i = 0; i < L; ++i)
+        add_rare(x[i]);
     }
   }
   TCR_HD void merge(const chunked_ssq_double& o) {
@@ -522,7 +549,8 @@ struct chunked_ssq_double {
   // value with a Newton correction, then the final rounding).
   TCR_HD double nrm2() const {
     using namespace detail;
-    if (special != 0.0) return special;  // +inf, or NaN
+    if (special != 0.0)
+      return special; // +inf, or NaN
     if (!big.is_zero()) {
       // big is in units of 2^1200; mid in units of 1 (mid's share below 2^-1074 of the unit
       // is lost: relative to big >= 2^-240 units this is < 2^-800).
@@ -542,9 +570,11 @@ struct chunked_ssq_double {
   // a normal double.
   TCR_HD dd nrm2_pair() const {
     using namespace detail;
-    if (special != 0.0) return dd(special);
+    if (special != 0.0)
+      return dd(special);
     const auto root = [](eft<double> v, double scale) {
-      if (v.value <= 0.0) return dd(0.0);
+      if (v.value <= 0.0)
+        return dd(0.0);
       const dd r = tcr::sqrt(dd(v.value, v.error));
       const double h = mul_rn(r.hi, scale);
       return is_finite(h) ? dd(h, mul_rn(r.lo, scale)) : dd(h);
@@ -562,7 +592,7 @@ struct chunked_ssq_double {
     return root(small.pair(), 0x1p-600);
   }
 
- private:
+private:
   // 2^-480 <= |x| < 2^481, or x == 0, decided on the exponent bits (integer pipe): squares in
   // [2^-960, 2^962) are exact by two_prod (error term above 2^-1074) and n of them cannot
   // overflow for n < 2^61.
@@ -576,7 +606,7 @@ struct chunked_ssq_double {
     using namespace detail;
     const double a = abs(x);
     if (!is_finite(x)) {
-      special = add_rn(special, mul_rn(x, x));  // +inf, or NaN
+      special = add_rn(special, mul_rn(x, x)); // +inf, or NaN
     } else if (a >= 0x1p481) {
       const auto [p, e] = two_prod(mul_rn(x, 0x1p-600), mul_rn(x, 0x1p-600));
       big.add2(p, e);
@@ -591,11 +621,12 @@ struct chunked_ssq_double {
   // sqrt(h + l) for a normalised pair, one Newton step in double: r + (h - r^2 + l) / (2r).
   TCR_HD static double sqrt_pair(eft<double> v) {
     using namespace detail;
-    if (v.value <= 0.0) return 0.0;
+    if (v.value <= 0.0)
+      return 0.0;
     const double r = sqrt_rn(v.value);
     const double resid = add_rn(fma_rn(-r, r, v.value), v.error);
     return add_rn(r, div_rn(resid, add_rn(r, r)));
   }
 };
 
-}  // namespace tcr
+} // namespace tcr

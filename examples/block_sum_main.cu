@@ -15,7 +15,8 @@ int main() {
   // Row r: 2^24 followed by ones and a final -2^24: the exact sum is cols - 2, which a plain
   // float loop (2^24 + 1 == 2^24) gets wrong.
   for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) h[r * cols + c] = 1.0f;
+    for (int c = 0; c < cols; ++c)
+      h[r * cols + c] = 1.0f;
     h[r * cols] = 16777216.0f;
     h[r * cols + cols - 1] = -16777216.0f;
   }
@@ -25,7 +26,8 @@ int main() {
   cudaMemcpy(d_in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
   row_sums<<<rows, 256>>>(d_in, d_out, cols);
   std::vector<float> out(rows);
-  const cudaError_t err = cudaMemcpy(out.data(), d_out, rows * sizeof(float), cudaMemcpyDeviceToHost);
+  const cudaError_t err =
+      cudaMemcpy(out.data(), d_out, rows * sizeof(float), cudaMemcpyDeviceToHost);
   cudaFree(d_in);
   cudaFree(d_out);
   if (err != cudaSuccess) {

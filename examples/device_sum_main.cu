@@ -22,7 +22,8 @@ int main() {
   cudaMemcpy(d_in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   cudaError_t err = accurate_sum(d_in, d_out, n, 0);
   float r = 0;
-  if (err == cudaSuccess) err = cudaMemcpy(&r, d_out, sizeof r, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess)
+    err = cudaMemcpy(&r, d_out, sizeof r, cudaMemcpyDeviceToHost);
   cudaFree(d_in);
   cudaFree(d_out);
   if (err != cudaSuccess) {
