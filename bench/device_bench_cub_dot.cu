@@ -15,9 +15,7 @@ void add_for() {
                              &nrm2_squared<In>, /*squared=*/true));
 }
 
-const case_adder add{[] {
-  for_each_input_type([](auto t) { add_for<decltype(t)>(); });
-}};
+const case_adder add{[] { for_each_input_type([](auto t) { add_for<decltype(t)>(); }); }};
 
 } // namespace
 } // namespace tcr::bench

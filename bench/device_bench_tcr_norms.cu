@@ -19,9 +19,7 @@ void add_for() {
                          });
 }
 
-const case_adder add{[] {
-  for_each_input_type([](auto t) { add_for<decltype(t)>(); });
-}};
+const case_adder add{[] { for_each_input_type([](auto t) { add_for<decltype(t)>(); }); }};
 
 } // namespace
 } // namespace tcr::bench

@@ -20,7 +20,7 @@ struct has_merge : std::false_type {};
 template <class A>
 struct has_merge<A, std::void_t<decltype(std::declval<A&>().merge(std::declval<const A&>()))>>
     : std::true_type {};
-}  // namespace detail
+} // namespace detail
 
 template <class A>
 inline constexpr bool is_accumulator_v = detail::has_merge<A>::value;
@@ -57,4 +57,4 @@ TCR_HD auto result(const A& a) {
   }
 }
 
-}  // namespace tcr
+} // namespace tcr

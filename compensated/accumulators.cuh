@@ -81,9 +81,7 @@ struct sum2_state {
     sum = s;
     comp = add_rn(add_rn(comp, o.comp), e);
   }
-  TCR_HD T result() const {
-    return is_finite(sum) && comp != T(0) ? add_rn(sum, comp) : sum;
-  }
+  TCR_HD T result() const { return is_finite(sum) && comp != T(0) ? add_rn(sum, comp) : sum; }
   // The unrounded result as a normalised pair (hi + lo == sum + comp exactly): the bound in the
   // header comment without its u|s| term. Non-finite sums come back as {sum, 0}.
   TCR_HD double_word<T> result_pair() const {

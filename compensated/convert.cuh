@@ -25,12 +25,11 @@ TCR_HD To widen(From x) {
   if constexpr (std::is_same_v<To, From>) {
     return x;
   } else if constexpr (std::is_same_v<From, __half> || std::is_same_v<From, __nv_bfloat16> ||
-                       std::is_same_v<From, __nv_fp8_e4m3> ||
-                       std::is_same_v<From, __nv_fp8_e5m2>) {
+                       std::is_same_v<From, __nv_fp8_e4m3> || std::is_same_v<From, __nv_fp8_e5m2>) {
     return static_cast<To>(static_cast<float>(x));
   } else {
     return static_cast<To>(x);
   }
 }
 
-}  // namespace tcr
+} // namespace tcr

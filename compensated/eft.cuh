@@ -144,14 +144,14 @@ template <class T>
 struct split_factor;
 template <>
 struct split_factor<float> {
-  static constexpr float value = 4097.0f;  // 2^12 + 1
+  static constexpr float value = 4097.0f; // 2^12 + 1
 };
 template <>
 struct split_factor<double> {
-  static constexpr double value = 134217729.0;  // 2^27 + 1
+  static constexpr double value = 134217729.0; // 2^27 + 1
 };
 
-}  // namespace detail
+} // namespace detail
 
 // two_sum (Knuth): s + e == a + b exactly, s = fl(a + b). No precondition on order; 6 flops.
 // Exact unless fl(a + b) overflows (then s = +-inf and e is NaN).
@@ -197,4 +197,4 @@ TCR_HD eft<T> split(T a) {
   return {hi, lo};
 }
 
-}  // namespace tcr
+} // namespace tcr

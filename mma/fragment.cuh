@@ -10,7 +10,7 @@
 
 #include <cstdint>
 #include "compensated/config.cuh"
-#include "compensated/convert.cuh"  // __half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2
+#include "compensated/convert.cuh" // __half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2
 
 namespace tcr::mma {
 
@@ -20,7 +20,9 @@ struct coord {
   int col;
 };
 
-TCR_HD constexpr bool operator==(coord a, coord b) { return a.row == b.row && a.col == b.col; }
+TCR_HD constexpr bool operator==(coord a, coord b) {
+  return a.row == b.row && a.col == b.col;
+}
 
 namespace detail {
 // For static_asserts that must fire only when a template is instantiated.
@@ -28,8 +30,12 @@ template <class T>
 inline constexpr bool dependent_false_v = false;
 
 // PTX's names for a lane's position in its warp.
-TCR_HD constexpr int group_id(int lane) { return lane >> 2; }           // 0..7
-TCR_HD constexpr int thread_in_group(int lane) { return lane & 3; }    // 0..3
-}  // namespace detail
+TCR_HD constexpr int group_id(int lane) {
+  return lane >> 2;
+} // 0..7
+TCR_HD constexpr int thread_in_group(int lane) {
+  return lane & 3;
+} // 0..3
+} // namespace detail
 
-}  // namespace tcr::mma
+} // namespace tcr::mma

@@ -16,9 +16,9 @@
 
 namespace tcr::mma {
 
-#define TCR_MMA_REQUIRE_SM(ARCH, NAME)                                                           \
-  static_assert(detail::dependent_false_v<Guard>,                                             \
-                "tcr::mma::" NAME " needs compute capability " #ARCH " or newer: build for "   \
+#define TCR_MMA_REQUIRE_SM(ARCH, NAME)                                                             \
+  static_assert(detail::dependent_false_v<Guard>,                                                  \
+                "tcr::mma::" NAME " needs compute capability " #ARCH " or newer: build for "       \
                 "that arch (CMAKE_CUDA_ARCHITECTURES / -arch=sm_" #ARCH ")")
 
 namespace detail {
@@ -28,7 +28,7 @@ namespace detail {
 TCR_HD constexpr coord m16n8_c_coord(int lane, int i) {
   return {group_id(lane) + (i >= 2 ? 8 : 0), thread_in_group(lane) * 2 + (i & 1)};
 }
-}  // namespace detail
+} // namespace detail
 
 // D[16x8] f32 = A[16x16] f16 (row) * B[16x8] f16 (col) + C[16x8] f32.
 template <class AB>
@@ -36,8 +36,8 @@ struct sm80_m16n8k16_f32_16bit_f32 {
   static constexpr int M = 16, N = 8, K = 16;
   using AElement = AB;
   using BElement = AB;
-  using ARegisters = uint32_t[4];  // 8 elements, 2 per register, a0 in the low half of reg 0
-  using BRegisters = uint32_t[2];  // 4 elements
+  using ARegisters = uint32_t[4]; // 8 elements, 2 per register, a0 in the low half of reg 0
+  using BRegisters = uint32_t[2]; // 4 elements
   using CRegisters = float[4];
   using DRegisters = float[4];
   static constexpr int a_elements = 8, b_elements = 4, c_elements = 4;
@@ -59,7 +59,7 @@ struct sm80_m16n8k16_f32_16bit_f32 {
 };
 
 struct sm80_m16n8k16_f32_f16_f16_f32 : sm80_m16n8k16_f32_16bit_f32<__half> {
-  static constexpr uint32_t one_x2 = 0x3C003C00u;  // two f16 1.0
+  static constexpr uint32_t one_x2 = 0x3C003C00u; // two f16 1.0
   template <class Guard = void>
   __device__ static void mma(DRegisters& d, const ARegisters& a, const BRegisters& b,
                              const CRegisters& c) {
@@ -68,8 +68,8 @@ struct sm80_m16n8k16_f32_f16_f16_f32 : sm80_m16n8k16_f32_16bit_f32<__half> {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-          "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+          "f"(c[2]), "f"(c[3]));
 #else
     TCR_MMA_REQUIRE_SM(80, "sm80_m16n8k16_f32_f16_f16_f32");
 #endif
@@ -78,7 +78,7 @@ struct sm80_m16n8k16_f32_f16_f16_f32 : sm80_m16n8k16_f32_16bit_f32<__half> {
 };
 
 struct sm80_m16n8k16_f32_bf16_bf16_f32 : sm80_m16n8k16_f32_16bit_f32<__nv_bfloat16> {
-  static constexpr uint32_t one_x2 = 0x3F803F80u;  // two bf16 1.0
+  static constexpr uint32_t one_x2 = 0x3F803F80u; // two bf16 1.0
   template <class Guard = void>
   __device__ static void mma(DRegisters& d, const ARegisters& a, const BRegisters& b,
                              const CRegisters& c) {
@@ -87,8 +87,8 @@ struct sm80_m16n8k16_f32_bf16_bf16_f32 : sm80_m16n8k16_f32_16bit_f32<__nv_bfloat
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-          "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+          "f"(c[2]), "f"(c[3]));
 #else
     TCR_MMA_REQUIRE_SM(80, "sm80_m16n8k16_f32_bf16_bf16_f32");
 #endif
@@ -100,12 +100,12 @@ struct sm80_m16n8k16_f32_bf16_bf16_f32 : sm80_m16n8k16_f32_16bit_f32<__nv_bfloat
 // register holding an f32 bit pattern of which the hardware uses the top 19 bits.
 struct sm80_m16n8k8_f32_tf32_tf32_f32 {
   static constexpr int M = 16, N = 8, K = 8;
-  using ARegisters = uint32_t[4];  // 4 elements, one per register
+  using ARegisters = uint32_t[4]; // 4 elements, one per register
   using BRegisters = uint32_t[2];
   using CRegisters = float[4];
   using DRegisters = float[4];
   static constexpr int a_elements = 4, b_elements = 2, c_elements = 4;
-  static constexpr uint32_t one = 0x3F800000u;  // tf32 1.0
+  static constexpr uint32_t one = 0x3F800000u; // tf32 1.0
 
   // A: a0: (g, t)   a1: (g+8, t)   a2: (g, t+4)   a3: (g+8, t+4)
   TCR_HD static constexpr coord a_coord(int lane, int i) {
@@ -127,8 +127,8 @@ struct sm80_m16n8k8_f32_tf32_tf32_f32 {
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-          "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+          "f"(c[2]), "f"(c[3]));
 #else
     TCR_MMA_REQUIRE_SM(80, "sm80_m16n8k8_f32_tf32_tf32_f32");
 #endif
@@ -171,4 +171,4 @@ struct sm80_m8n8k4_f64_f64_f64_f64 {
   }
 };
 
-}  // namespace tcr::mma
+} // namespace tcr::mma

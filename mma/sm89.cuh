@@ -20,8 +20,8 @@ struct sm89_m16n8k32_f32_8bit_f32 {
   static constexpr int M = 16, N = 8, K = 32;
   using AElement = AB;
   using BElement = AB;
-  using ARegisters = uint32_t[4];  // 16 elements, 4 per register, a0 in the low byte of reg 0
-  using BRegisters = uint32_t[2];  // 8 elements
+  using ARegisters = uint32_t[4]; // 16 elements, 4 per register, a0 in the low byte of reg 0
+  using BRegisters = uint32_t[2]; // 8 elements
   using CRegisters = float[4];
   using DRegisters = float[4];
   static constexpr int a_elements = 16, b_elements = 8, c_elements = 4;
@@ -43,7 +43,7 @@ struct sm89_m16n8k32_f32_8bit_f32 {
 };
 
 struct sm89_m16n8k32_f32_e4m3_e4m3_f32 : sm89_m16n8k32_f32_8bit_f32<__nv_fp8_e4m3> {
-  static constexpr uint32_t one_x4 = 0x38383838u;  // four e4m3 1.0
+  static constexpr uint32_t one_x4 = 0x38383838u; // four e4m3 1.0
   template <class Guard = void>
   __device__ static void mma(DRegisters& d, const ARegisters& a, const BRegisters& b,
                              const CRegisters& c) {
@@ -52,8 +52,8 @@ struct sm89_m16n8k32_f32_e4m3_e4m3_f32 : sm89_m16n8k32_f32_8bit_f32<__nv_fp8_e4m
     asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-          "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+          "f"(c[2]), "f"(c[3]));
 #else
     TCR_MMA_REQUIRE_SM(89, "sm89_m16n8k32_f32_e4m3_e4m3_f32");
 #endif
@@ -62,7 +62,7 @@ struct sm89_m16n8k32_f32_e4m3_e4m3_f32 : sm89_m16n8k32_f32_8bit_f32<__nv_fp8_e4m
 };
 
 struct sm89_m16n8k32_f32_e5m2_e5m2_f32 : sm89_m16n8k32_f32_8bit_f32<__nv_fp8_e5m2> {
-  static constexpr uint32_t one_x4 = 0x3C3C3C3Cu;  // four e5m2 1.0
+  static constexpr uint32_t one_x4 = 0x3C3C3C3Cu; // four e5m2 1.0
   template <class Guard = void>
   __device__ static void mma(DRegisters& d, const ARegisters& a, const BRegisters& b,
                              const CRegisters& c) {
@@ -71,8 +71,8 @@ struct sm89_m16n8k32_f32_e5m2_e5m2_f32 : sm89_m16n8k32_f32_8bit_f32<__nv_fp8_e5m
     asm("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
         : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-          "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+          "f"(c[2]), "f"(c[3]));
 #else
     TCR_MMA_REQUIRE_SM(89, "sm89_m16n8k32_f32_e5m2_e5m2_f32");
 #endif
@@ -80,4 +80,4 @@ struct sm89_m16n8k32_f32_e5m2_e5m2_f32 : sm89_m16n8k32_f32_8bit_f32<__nv_fp8_e5m
   }
 };
 
-}  // namespace tcr::mma
+} // namespace tcr::mma

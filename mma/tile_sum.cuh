@@ -70,9 +70,9 @@ struct fold_out {};
 
 // How 8-bit tiles reach the tensor cores.
 enum class tile_path {
-  native,     // the input type's own MMA (fp8: m16n8k32, about 13 accumulator bits on Hopper)
-  exact_f16,  // e4m3 only: converted to f16 (exact) and summed by f16 MMAs, exactly
-  exact_bands_f16,  // e5m2 only: split into |x| >= 1 and |x| < 1, each band summed exactly in f16
+  native,          // the input type's own MMA (fp8: m16n8k32, about 13 accumulator bits on Hopper)
+  exact_f16,       // e4m3 only: converted to f16 (exact) and summed by f16 MMAs, exactly
+  exact_bands_f16, // e5m2 only: split into |x| >= 1 and |x| < 1, each band summed exactly in f16
 };
 
 template <class In>
@@ -118,15 +118,15 @@ struct lane_tile {
                 "tcr::mma::lane_tile<In>: In must be __half, __nv_bfloat16, __nv_fp8_e4m3, "
                 "__nv_fp8_e5m2 or float");
   static constexpr int words = lane_tile_traits<In>::words;
-  static constexpr int elements = lane_tile_traits<In>::elements;  // of In, per lane
+  static constexpr int elements = lane_tile_traits<In>::elements; // of In, per lane
   static constexpr int bytes = words * 4;
-  static constexpr int tile_elements = 32 * elements;  // per warp
+  static constexpr int tile_elements = 32 * elements; // per warp
   uint32_t w[words];
 };
 
 // The MMAs one tile costs.
 template <class In, tile_path Path = tile_path::native>
-inline constexpr int mmas_per_tile_v = std::is_same_v<In, float>               ? 3
+inline constexpr int mmas_per_tile_v = std::is_same_v<In, float>            ? 3
                                        : Path == tile_path::exact_f16       ? 2
                                        : Path == tile_path::exact_bands_f16 ? 4
                                                                             : 1;
@@ -174,18 +174,18 @@ TCR_HD void split_bf16x3(float x, uint32_t& hi, uint32_t& mid, uint32_t& lo) {
   const uint32_t hi_bits = bits & 0xffff0000u;
   float hi_f, r;
   std::memcpy(&hi_f, &hi_bits, 4);
-  r = tcr::detail::sub_rn(x, hi_f);  // exact: the low 16 significand bits of x
+  r = tcr::detail::sub_rn(x, hi_f); // exact: the low 16 significand bits of x
   uint32_t r_bits;
   std::memcpy(&r_bits, &r, 4);
   const uint32_t mid_bits = r_bits & 0xffff0000u;
   float mid_f;
   std::memcpy(&mid_f, &mid_bits, 4);
-  const float lo_f = tcr::detail::sub_rn(r, mid_f);  // exact, at most 8 significant bits
+  const float lo_f = tcr::detail::sub_rn(r, mid_f); // exact, at most 8 significant bits
   uint32_t lo_bits;
   std::memcpy(&lo_bits, &lo_f, 4);
   hi = hi_bits >> 16;
   mid = mid_bits >> 16;
-  lo = lo_bits >> 16;  // exact: lo's low 16 bits are zero
+  lo = lo_bits >> 16; // exact: lo's low 16 bits are zero
 }
 
 template <class T>
@@ -195,7 +195,8 @@ __device__ __forceinline__ T shfl_xor(const T& v, int mask) {
   uint32_t in[words] = {}, out[words];
   std::memcpy(in, &v, sizeof(T));
 #pragma unroll
-  for (int i = 0; i < words; ++i) out[i] = __shfl_xor_sync(0xffffffffu, in[i], mask);
+  for (int i = 0; i < words; ++i)
+    out[i] = __shfl_xor_sync(0xffffffffu, in[i], mask);
   T r;
   std::memcpy(&r, out, sizeof(T));
   return r;
@@ -245,13 +246,14 @@ __device__ __forceinline__ void reduce_fragments(const uint32_t (&a)[M][4], Acc&
       if ((m + 1) % MaxChain == 0 || m + 1 == M) {
         fold_d(acc, c, upper_row);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) c[i] = 0.f;
+        for (int i = 0; i < 4; ++i)
+          c[i] = 0.f;
       }
     }
   }
 }
 
-}  // namespace detail
+} // namespace detail
 
 // Reads lane's share of the tile at g_tile (global or shared; 16-byte aligned; the tile holds
 // lane_tile<In>::tile_elements elements).
@@ -379,8 +381,8 @@ __device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], A
     for (int r = 0; r < R; ++r) {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const uint32_t w = tiles[r].w[j];  // 4 e5m2 bytes
-        const uint32_t high = __vcmpgeu4(w & 0x7f7f7f7fu, 0x3c3c3c3cu);  // 0xff where |x| >= 1
+        const uint32_t w = tiles[r].w[j];                               // 4 e5m2 bytes
+        const uint32_t high = __vcmpgeu4(w & 0x7f7f7f7fu, 0x3c3c3c3cu); // 0xff where |x| >= 1
         const uint32_t wh = w & high, wl = w & ~high;
         // bytes b0 b1 -> f16x2 (b0 << 8) | (b1 << 24); bytes b2 b3 likewise
         hi[2 * r + j / 2][2 * (j % 2)] = __byte_perm(wh, 0u, 0x1404);
@@ -396,7 +398,8 @@ __device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], A
 #pragma unroll
     for (int r = 0; r < R; ++r) {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) a[r][j] = tiles[r].w[j];
+      for (int j = 0; j < 4; ++j)
+        a[r][j] = tiles[r].w[j];
     }
     detail::reduce_fragments<typename Traits::Mma, Policy, R>(a, acc);
   }
@@ -418,13 +421,14 @@ __device__ __forceinline__ Acc merge_shares(Acc acc) {
   const int lane = detail::lane_id();
   {
     const Acc even = detail::shfl_xor(acc, 1);
-    if (lane & 1) acc = even;
+    if (lane & 1)
+      acc = even;
   }
 #pragma unroll
   for (int mask = 2; mask < 32; mask *= 2) {
     const Acc other = detail::shfl_xor(acc, mask);
     const bool upper = (lane & mask) != 0;
-    const Acc lo = upper ? other : acc;  // select the operands, then one merge (no divergence)
+    const Acc lo = upper ? other : acc; // select the operands, then one merge (no divergence)
     const Acc hi = upper ? acc : other;
     acc = tcr::merge(lo, hi);
   }
@@ -455,9 +459,10 @@ __device__ __forceinline__ Acc warp_tile_sum(const lane_tile<In> (&tiles)[R]) {
 // |err| a call of R MMA steps of depth K, accumulator bits p, may add to a sum whose absolute
 // values add up to S (for fold_out pass R = 1). Inputs to the tests' tolerances.
 TCR_HD constexpr double tile_error_bound(int R, int K, int p, double S) {
-  double two_pow = 1.0;  // 2^(1-p)
-  for (int i = 1; i < p; ++i) two_pow *= 0.5;
+  double two_pow = 1.0; // 2^(1-p)
+  for (int i = 1; i < p; ++i)
+    two_pow *= 0.5;
   return 2.0 * R * (K + 2) * two_pow * S;
 }
 
-}  // namespace tcr::mma
+} // namespace tcr::mma

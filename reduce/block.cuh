@@ -49,9 +49,9 @@ namespace tcr {
 
 // How the block's warps reduce their items before the warps' totals are merged.
 enum class BlockReduceAlgorithm {
-  shuffle_tree,       // per-thread accumulation, then warp shuffle trees
-  tensor_core_chain,  // mma.sync against ones, C carries the sum (Sum of 8/16-bit and float items)
-  tensor_core_fold,   // mma.sync against ones, C = 0, each D folded into T
+  shuffle_tree,      // per-thread accumulation, then warp shuffle trees
+  tensor_core_chain, // mma.sync against ones, C carries the sum (Sum of 8/16-bit and float items)
+  tensor_core_fold,  // mma.sync against ones, C = 0, each D folded into T
 };
 
 // The algorithm to use for a compensated block Sum of In items (see the numbers above).
@@ -71,15 +71,15 @@ class BlockReduce {
 
   static constexpr int warps = BLOCK_THREADS / 32;
   static constexpr WarpReduceAlgorithm warp_algorithm =
-      Algorithm == BlockReduceAlgorithm::tensor_core_chain ? WarpReduceAlgorithm::tensor_core_chain
+      Algorithm == BlockReduceAlgorithm::tensor_core_chain  ? WarpReduceAlgorithm::tensor_core_chain
       : Algorithm == BlockReduceAlgorithm::tensor_core_fold ? WarpReduceAlgorithm::tensor_core_fold
                                                             : WarpReduceAlgorithm::shuffle_tree;
   using WarpSum = WarpReduce<T, warp_algorithm>;
   using WarpTree = WarpReduce<T, WarpReduceAlgorithm::shuffle_tree>;
 
- public:
+public:
   struct TempStorage {
-    T warp_partials[warps];  // [warps], one per warp, written by its lane 0
+    T warp_partials[warps]; // [warps], one per warp, written by its lane 0
   };
 
   __device__ __forceinline__ explicit BlockReduce(TempStorage& storage) : s_(storage) {}
@@ -98,7 +98,8 @@ class BlockReduce {
     const int warp = linear_tid() / 32;
     const int valid_lanes = num_valid - warp * 32;
     T warp_total{};
-    if (valid_lanes > 0) warp_total = WarpTree().Reduce(x, op, valid_lanes < 32 ? valid_lanes : 32);
+    if (valid_lanes > 0)
+      warp_total = WarpTree().Reduce(x, op, valid_lanes < 32 ? valid_lanes : 32);
     return combine_warps(warp_total, op, (num_valid + 31) / 32);
   }
 
@@ -154,7 +155,7 @@ class BlockReduce {
     return combine_warps(warp_total, detail::merge_op{}, valid_warps);
   }
 
- private:
+private:
   __device__ __forceinline__ static int linear_tid() {
     return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   }
@@ -175,16 +176,18 @@ class BlockReduce {
       const int tid = linear_tid();
       const int warp = tid / 32;
       const int lane = tid & 31;
-      if (lane == 0) s_.warp_partials[warp] = warp_total;
+      if (lane == 0)
+        s_.warp_partials[warp] = warp_total;
       __syncthreads();
       T partial = lane < valid_warps ? s_.warp_partials[lane] : T{};
 #pragma unroll
       for (int delta = 1; delta < warps; delta *= 2) {
         const T other = shfl_down(full_warp_mask, partial, delta);
-        if (lane + delta < valid_warps) partial = op(partial, other);  // never past valid_warps
+        if (lane + delta < valid_warps)
+          partial = op(partial, other); // never past valid_warps
       }
       const T total = shfl(full_warp_mask, partial, 0);
-      __syncthreads();  // every warp has read s_.warp_partials: the storage may be reused
+      __syncthreads(); // every warp has read s_.warp_partials: the storage may be reused
       return total;
     }
   }
@@ -192,4 +195,4 @@ class BlockReduce {
   TempStorage& s_;
 };
 
-}  // namespace tcr
+} // namespace tcr

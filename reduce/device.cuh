@@ -70,7 +70,8 @@ struct nondeduced {
 // Partials needed for n elements of elem_bytes each: at least bytes_per_block of input per block,
 // at most max_grid blocks. Monotone in n.
 inline std::int64_t partials_for(std::int64_t n, int elem_bytes) {
-  if (n <= 0) return 1;
+  if (n <= 0)
+    return 1;
   const std::int64_t items = elem_bytes < bytes_per_block ? bytes_per_block / elem_bytes : 1;
   const std::int64_t blocks = n / items + (n % items != 0);
   return blocks < max_grid ? blocks : max_grid;
@@ -79,7 +80,8 @@ inline std::int64_t partials_for(std::int64_t n, int elem_bytes) {
 template <class Acc>
 std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
   const std::size_t partials = static_cast<std::size_t>(partials_for(n, elem_bytes)) * sizeof(Acc);
-  return storage_align + header_bytes + (partials + storage_align - 1) / storage_align * storage_align;
+  return storage_align + header_bytes +
+         (partials + storage_align - 1) / storage_align * storage_align;
 }
 
 inline constexpr int max_devices = 64;
@@ -90,28 +92,31 @@ int resident_blocks(Kernel kernel, int device) {
   static std::atomic<int> cache[max_devices] = {};
   if (device >= 0 && device < max_devices) {
     const int cached = cache[device].load(std::memory_order_relaxed);
-    if (cached > 0) return cached;
+    if (cached > 0)
+      return cached;
   }
   int sms = 0;
   int per_sm = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0) !=
           cudaSuccess) {
-    return 1;  // correct, only slow; the launch reports any real error
+    return 1; // correct, only slow; the launch reports any real error
   }
   int blocks = sms * (per_sm > 0 ? per_sm : 1);
-  if (blocks > max_grid) blocks = max_grid;
-  if (device >= 0 && device < max_devices) cache[device].store(blocks, std::memory_order_relaxed);
+  if (blocks > max_grid)
+    blocks = max_grid;
+  if (device >= 0 && device < max_devices)
+    cache[device].store(blocks, std::memory_order_relaxed);
   return blocks;
 }
 
 inline unsigned long long arrival_key(std::uintptr_t storage, int grid) {
-  std::uint64_t z = static_cast<std::uint64_t>(storage) ^
-                    (static_cast<std::uint64_t>(grid) << 40) ^ 0x74637252656475ull;  // "tcrRedu"
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64 finaliser
+  std::uint64_t z = static_cast<std::uint64_t>(storage) ^ (static_cast<std::uint64_t>(grid) << 40) ^
+                    0x74637252656475ull;       // "tcrRedu"
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull; // splitmix64 finaliser
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   z ^= z >> 31;
-  return z << 16;  // 48-bit key, count bits clear
+  return z << 16; // 48-bit key, count bits clear
 }
 
 template <class T>
@@ -121,8 +126,8 @@ bool aligned_to_element(const void* p) {
 
 // Size query, checks, and the launch, for any traits K.
 template <class K>
-cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x,
-                const void* y, void* out, std::int64_t n, cudaStream_t stream, const K& k,
+cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x, const void* y,
+                void* out, std::int64_t n, cudaStream_t stream, const K& k,
                 bool engine_available = true) {
   using X = typename K::x_type;
   using Y = typename K::y_type;
@@ -130,16 +135,19 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   using YL = std::conditional_t<binary, Y, X>;
   constexpr int elem_bytes = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
   constexpr int V = K::vec_items;
-  using Acc = typename K::partial_type;  // what temp storage holds, one per block
+  using Acc = typename K::partial_type; // what temp storage holds, one per block
 
-  if (!engine_available) return cudaErrorNotSupported;
+  if (!engine_available)
+    return cudaErrorNotSupported;
   const std::size_t needed = temp_bytes_for<Acc>(n, elem_bytes);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
   }
-  if (n < 0 || out == nullptr || temp_storage_bytes < needed) return cudaErrorInvalidValue;
-  if (n > 0 && (x == nullptr || (binary && y == nullptr))) return cudaErrorInvalidValue;
+  if (n < 0 || out == nullptr || temp_storage_bytes < needed)
+    return cudaErrorInvalidValue;
+  if (n > 0 && (x == nullptr || (binary && y == nullptr)))
+    return cudaErrorInvalidValue;
   if (n > 0 && (!aligned_to_element<X>(x) || (binary && !aligned_to_element<YL>(y))))
     return cudaErrorInvalidValue;
 
@@ -151,7 +159,8 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
     const bool x_wide = sizeof(X) >= sizeof(YL);
     const std::uintptr_t a_wide = reinterpret_cast<std::uintptr_t>(x_wide ? x : y);
     head = static_cast<std::int64_t>(((16 - a_wide % 16) % 16) / elem_bytes);
-    if (head > n) head = n;
+    if (head > n)
+      head = n;
     bool ok = true;
     if constexpr (binary) {
       const std::uintptr_t a_narrow = reinterpret_cast<std::uintptr_t>(x_wide ? y : x);
@@ -167,12 +176,14 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
 
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
+  if (err != cudaSuccess)
+    return err;
   constexpr int unroll = binary ? 2 : 4;
   auto kernel = reduce_kernel<K, unroll>;
   int grid = resident_blocks(kernel, device);
   const std::int64_t by_size = partials_for(n, elem_bytes);
-  if (grid > by_size) grid = static_cast<int>(by_size);
+  if (grid > by_size)
+    grid = static_cast<int>(by_size);
 
   const std::uintptr_t base =
       (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
@@ -199,22 +210,26 @@ template <class F>
 cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
   std::size_t bytes = 0;
   cudaError_t err = call(nullptr, bytes);
-  if (err != cudaSuccess) return err;
+  if (err != cudaSuccess)
+    return err;
   void* d_temp = nullptr;
   err = cudaMallocAsync(&d_temp, bytes, stream);
-  if (err != cudaSuccess) return err;
-  err = cudaMemsetAsync(d_temp, 0, storage_align + header_bytes, stream);  // covers the aligned word
-  if (err == cudaSuccess) err = call(d_temp, bytes);
+  if (err != cudaSuccess)
+    return err;
+  err = cudaMemsetAsync(d_temp, 0, storage_align + header_bytes, stream); // covers the aligned word
+  if (err == cudaSuccess)
+    err = call(d_temp, bytes);
   const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
   return err != cudaSuccess ? err : free_err;
 }
 
 template <class Out>
-inline constexpr bool is_result_type_v = std::is_same_v<Out, float> || std::is_same_v<Out, double> ||
-                                         std::is_same_v<Out, df32> || std::is_same_v<Out, dd>;
+inline constexpr bool is_result_type_v =
+    std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, df32> ||
+    std::is_same_v<Out, dd>;
 
-}  // namespace device
-}  // namespace detail
+} // namespace device
+} // namespace detail
 
 struct DeviceReduce {
   // sum x_i. See the header comment for the bound.
@@ -270,8 +285,9 @@ struct DeviceReduce {
   static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, const InX* d_x,
                          const InY* d_y, Out* d_out, std::int64_t num_items,
                          cudaStream_t stream = 0, ReduceOptions options = {}) {
-    static_assert(is_input_type_v<InX> && is_input_type_v<InY>,
-                  "tcr::DeviceReduce::Dot: inputs must be e4m3, e5m2, half, bfloat16, float or double");
+    static_assert(
+        is_input_type_v<InX> && is_input_type_v<InY>,
+        "tcr::DeviceReduce::Dot: inputs must be e4m3, e5m2, half, bfloat16, float or double");
     static_assert(detail::device::is_result_type_v<Out>,
                   "tcr::DeviceReduce::Dot: the result must be float, double, tcr::df32 or tcr::dd");
     using K = detail::device::traits<detail::device::op_kind::dot, InX, InY, Out>;
@@ -294,13 +310,14 @@ struct DeviceReduce {
                             Out* d_out, std::int64_t num_items, Op op,
                             typename detail::device::nondeduced<Out>::type init,
                             cudaStream_t stream = 0) {
-    static_assert(std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
-                  "tcr::DeviceReduce::Reduce: Out must be trivially copyable and default-constructible");
+    static_assert(
+        std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
+        "tcr::DeviceReduce::Reduce: Out must be trivially copyable and default-constructible");
     static_assert(std::is_trivially_copyable_v<Op>,
                   "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
     using K = detail::device::reduce_traits<In, Out, Op>;
-    return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
-                               num_items, stream, K{op, init});
+    return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items,
+                               stream, K{op, init});
   }
   template <class In, class Out, class Op>
   static cudaError_t Reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
@@ -311,7 +328,7 @@ struct DeviceReduce {
     });
   }
 
- private:
+private:
   template <detail::device::op_kind Op, class In, class Out>
   static cudaError_t unary(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
                            Out* d_out, std::int64_t num_items, cudaStream_t stream,
@@ -323,7 +340,7 @@ struct DeviceReduce {
     using namespace detail::device;
     constexpr bool tc_capable = is_fp8_v<In> && (Op == op_kind::sum || Op == op_kind::asum);
     if constexpr (tc_capable) {
-      if (options.engine != Engine::cuda_core) {  // automatic: tensor cores for fp8 sums
+      if (options.engine != Engine::cuda_core) { // automatic: tensor cores for fp8 sums
         return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
                    fp8_tc_traits<Op, In, Out>{});
       }
@@ -333,4 +350,4 @@ struct DeviceReduce {
   }
 };
 
-}  // namespace tcr
+} // namespace tcr

@@ -43,9 +43,9 @@
 namespace tcr {
 
 enum class WarpReduceAlgorithm {
-  shuffle_tree,       // shuffles; any T and op
-  tensor_core_chain,  // mma.sync against ones, C carries the running sum (Sum of 8/16-bit, float)
-  tensor_core_fold,   // mma.sync against ones, C = 0, each D folded into T
+  shuffle_tree,      // shuffles; any T and op
+  tensor_core_chain, // mma.sync against ones, C carries the running sum (Sum of 8/16-bit, float)
+  tensor_core_fold,  // mma.sync against ones, C = 0, each D folded into T
 };
 
 namespace detail {
@@ -68,7 +68,8 @@ __device__ __forceinline__ T shuffle_words(const T& v, Shuffle shuffle) {
     uint32_t w[words];
   } in{v}, out{};
 #pragma unroll
-  for (int i = 0; i < words; ++i) out.w[i] = shuffle(in.w[i]);
+  for (int i = 0; i < words; ++i)
+    out.w[i] = shuffle(in.w[i]);
   return out.value;
 }
 
@@ -99,9 +100,8 @@ template <class A, class X, class Y, class = void>
 struct has_add2 : std::false_type {};
 template <class A, class X, class Y>
 struct has_add2<A, X, Y,
-                std::void_t<decltype(std::declval<A&>().add(std::declval<const X&>(),
-                                                             std::declval<const Y&>()))>>
-    : std::true_type {};
+                std::void_t<decltype(std::declval<A&>().add(
+                    std::declval<const X&>(), std::declval<const Y&>()))>> : std::true_type {};
 
 // a with the product x * y folded in: a.add(x, y) for a dot accumulator (tcr::dot2), a + x * y
 // for a plain type (rounded as the compiler pleases: plain types are the fast path).
@@ -131,11 +131,11 @@ using mma_policy_t = std::conditional_t<Algorithm == WarpReduceAlgorithm::tensor
 template <class In, WarpReduceAlgorithm Algorithm>
 inline constexpr mma::tile_path tile_path_v =
     std::is_same_v<In, __nv_fp8_e4m3> ? mma::tile_path::exact_f16
-    : std::is_same_v<In, __nv_fp8_e5m2> && Algorithm == WarpReduceAlgorithm::tensor_core_fold
+    : std::is_same_v<In, __nv_fp8_e5m2>&& Algorithm == WarpReduceAlgorithm::tensor_core_fold
         ? mma::tile_path::exact_bands_f16
         : mma::tile_path::native;
 
-}  // namespace detail
+} // namespace detail
 
 template <class T, WarpReduceAlgorithm Algorithm = WarpReduceAlgorithm::shuffle_tree>
 class WarpReduce {
@@ -144,7 +144,7 @@ class WarpReduce {
   static_assert(std::is_default_constructible_v<T>,
                 "tcr::WarpReduce<T>: T must default-construct to the empty sum");
 
- public:
+public:
   // Shuffles and registers only: no shared memory is needed. Kept so code reads like CUB's.
   struct TempStorage {};
 
@@ -175,18 +175,22 @@ class WarpReduce {
   template <class Op>
   __device__ __forceinline__ T Reduce(T x, Op op, int valid_lanes) const {
     using namespace detail;
-    if (valid_lanes >= 32) return Reduce(x, op);
+    if (valid_lanes >= 32)
+      return Reduce(x, op);
     const int lane = static_cast<int>(lane_id());
 #pragma unroll
     for (int delta = 1; delta < 32; delta *= 2) {
       const T other = shfl_down(full_warp_mask, x, delta);
-      if (lane + delta < valid_lanes) x = op(x, other);
+      if (lane + delta < valid_lanes)
+        x = op(x, other);
     }
     return shfl(full_warp_mask, x, 0);
   }
 
   // The sum (merge, for accumulators) of one value per lane. Every lane gets the result.
-  __device__ __forceinline__ T Sum(const T& x) const { return Reduce(x, detail::merge_op{}); }
+  __device__ __forceinline__ T Sum(const T& x) const {
+    return Reduce(x, detail::merge_op{});
+  }
 
   // The sum of one input item per lane (an In that is not T, e.g. a __half into
   // tcr::neumaier<float>).
@@ -215,7 +219,8 @@ class WarpReduce {
       return mma::merge_shares(LanePartial(items, num_valid - lane * N));
     } else {
       const int valid_lanes = (num_valid + N - 1) / N;
-      if (valid_lanes <= 0) return T{};
+      if (valid_lanes <= 0)
+        return T{};
       return Reduce(LanePartial(items, num_valid - lane * N), detail::merge_op{},
                     valid_lanes < 32 ? valid_lanes : 32);
     }
@@ -234,19 +239,22 @@ class WarpReduce {
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N]) const {
     T acc{};
 #pragma unroll
-    for (int i = 0; i < N; ++i) acc = detail::accumulate_product(acc, x[i], y[i]);
+    for (int i = 0; i < N; ++i)
+      acc = detail::accumulate_product(acc, x[i], y[i]);
     return Reduce(acc, detail::merge_op{});
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N], int num_valid) const {
     const int lane = static_cast<int>(detail::lane_id());
     const int valid_lanes = (num_valid + N - 1) / N;
-    if (valid_lanes <= 0) return T{};
+    if (valid_lanes <= 0)
+      return T{};
     const int mine = num_valid - lane * N;
     T acc{};
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      if (i < mine) acc = detail::accumulate_product(acc, x[i], y[i]);
+      if (i < mine)
+        acc = detail::accumulate_product(acc, x[i], y[i]);
     return Reduce(acc, detail::merge_op{}, valid_lanes < 32 ? valid_lanes : 32);
   }
 
@@ -265,19 +273,21 @@ class WarpReduce {
       constexpr int tiles = (N + E - 1) / E;
       mma::lane_tile<In> r_tiles[tiles];
 #pragma unroll
-      for (int t = 0; t < tiles; ++t) r_tiles[t] = mma::pack_lane_tile(items, t * E, mine);
+      for (int t = 0; t < tiles; ++t)
+        r_tiles[t] = mma::pack_lane_tile(items, t * E, mine);
       T acc{};
-      mma::lane_tile_sum<detail::mma_policy_t<Algorithm>, detail::tile_path_v<In, Algorithm>>(r_tiles,
-                                                                                     acc);
+      mma::lane_tile_sum<detail::mma_policy_t<Algorithm>, detail::tile_path_v<In, Algorithm>>(
+          r_tiles, acc);
       return acc;
     } else {
       T acc{};
 #pragma unroll
       for (int i = 0; i < N; ++i)
-        if (i < mine) acc = tcr::accumulate(acc, items[i]);
+        if (i < mine)
+          acc = tcr::accumulate(acc, items[i]);
       return acc;
     }
   }
 };
 
-}  // namespace tcr
+} // namespace tcr

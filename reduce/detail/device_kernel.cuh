@@ -28,9 +28,9 @@ namespace detail {
 namespace device {
 
 inline constexpr int block_threads = 256;
-inline constexpr int max_grid = 2048;                 // partials in temp storage, at most
-inline constexpr std::int64_t bytes_per_block = 16384;  // of input, at least, per block
-inline constexpr std::size_t header_bytes = 256;      // arrival word, padded
+inline constexpr int max_grid = 2048;                  // partials in temp storage, at most
+inline constexpr std::int64_t bytes_per_block = 16384; // of input, at least, per block
+inline constexpr std::size_t header_bytes = 256;       // arrival word, padded
 inline constexpr std::size_t storage_align = 256;
 
 // A raw load of B bytes (B a power of two, 1..16) through the read-only path.
@@ -100,22 +100,24 @@ __device__ __forceinline__ bool arrive_last(unsigned long long* word, unsigned l
       const unsigned long long old = atomicAdd(word, 1ull);
       // The key stays until the last block of this call resets the word, so old carries it.
       const bool last = (old & count_mask) + 1 == grid;
-      if (last) atomicExch(word, key);
+      if (last)
+        atomicExch(word, key);
       return last;
     }
     const bool last = grid == 1;
     const unsigned long long prev = atomicCAS(word, seen, last ? key : (key | 1ull));
-    if (prev == seen) return last;
-    seen = prev;  // another block got there first: look again
+    if (prev == seen)
+      return last;
+    seen = prev; // another block got there first: look again
   }
 }
 
 struct kernel_params {
   const void* x;
-  const void* y;               // second operand (Dot), else null
+  const void* y; // second operand (Dot), else null
   std::int64_t n;
-  std::int64_t head;           // elements before the vector region, handled one by one
-  std::int64_t nvec;           // vectors of K::vec_items elements in the vector region
+  std::int64_t head; // elements before the vector region, handled one by one
+  std::int64_t nvec; // vectors of K::vec_items elements in the vector region
   void* out;
   unsigned char* partials;     // [gridDim.x] accumulators (grid > 1)
   unsigned long long* arrival; // the arrival word (grid > 1)
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   using X = typename K::x_type;
   using Y = typename K::y_type;
   constexpr bool binary = !std::is_void_v<Y>;
-  using YL = std::conditional_t<binary, Y, X>;  // a placeholder type when unary
+  using YL = std::conditional_t<binary, Y, X>; // a placeholder type when unary
   constexpr int V = K::vec_items;
   using BR = BlockReduce<P, block_threads>;
   // Blocks whose partials are all in the common form (K::fast_type: no rare-path content)
@@ -151,7 +153,7 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
 
-  Acc r_acc{};  // this thread's elements, in a fixed order
+  Acc r_acc{}; // this thread's elements, in a fixed order
 
   // Vector region on tensor cores: the warp-wide MMAs need every lane, so the unrolled loop runs
   // while the warp's last lane still has Unroll vectors (a warp-uniform condition: v - lane is
@@ -164,7 +166,8 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
     for (; v - lane + 31 + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
       X r_x[Unroll][V];
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) load_vec(g_xv + (v + u * stride) * V, r_x[u]);
+      for (int u = 0; u < Unroll; ++u)
+        load_vec(g_xv + (v + u * stride) * V, r_x[u]);
       k.tc_add(r_tc, r_x);
     }
     for (; v < p.nvec; v += stride) {
@@ -174,7 +177,7 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
     }
     r_acc = k.merge(r_acc, k.tc_share(r_tc));
   } else if constexpr (V > 1) {
-  // Vector region: vectors v = tid, tid + stride, ...; Unroll loads in flight.
+    // Vector region: vectors v = tid, tid + stride, ...; Unroll loads in flight.
     const X* g_xv = g_x + p.head;
     const YL* g_yv = binary ? g_y + p.head : nullptr;
     std::int64_t v = tid;
@@ -184,7 +187,8 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
         load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-        if constexpr (binary) load_vec(g_yv + (v + u * stride) * V, r_y[u]);
+        if constexpr (binary)
+          load_vec(g_yv + (v + u * stride) * V, r_y[u]);
       }
       k.add_vecs(r_acc, r_x, r_y);
     }
@@ -192,7 +196,8 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
       X r_x[V];
       YL r_y[V];
       load_vec(g_xv + v * V, r_x);
-      if constexpr (binary) load_vec(g_yv + v * V, r_y);
+      if constexpr (binary)
+        load_vec(g_yv + v * V, r_y);
       k.add_vec(r_acc, r_x, r_y);
     }
   }
@@ -219,29 +224,32 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
         return k.from_fast(FBR(s_fast).Reduce(k.to_fast(part), fast_merge));
       }
     }
-    return BR(s_reduce).Reduce(part, merge);  // ends with a barrier
+    return BR(s_reduce).Reduce(part, merge); // ends with a barrier
   };
   const P block_total = combine(k.to_partial(r_acc));
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) k.store(p.out, block_total);
+    if (threadIdx.x == 0)
+      k.store(p.out, block_total);
     return;
   }
   P* g_partials = reinterpret_cast<P*>(p.partials);
   if (threadIdx.x == 0) {
     g_partials[blockIdx.x] = block_total;
-    __threadfence();  // the partial is visible before the arrival is
+    __threadfence(); // the partial is visible before the arrival is
     s_last = arrive_last(p.arrival, p.key, gridDim.x);
   }
   __syncthreads();
-  if (!s_last) return;
-  __threadfence();  // every other block's partial is visible from here on
+  if (!s_last)
+    return;
+  __threadfence(); // every other block's partial is visible from here on
   P r_merged{};
   for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += block_threads)
-    r_merged = k.merge_partials(r_merged, load_cg(g_partials + b));  // block order: deterministic
+    r_merged = k.merge_partials(r_merged, load_cg(g_partials + b)); // block order: deterministic
   const P total = combine(r_merged);
-  if (threadIdx.x == 0) k.store(p.out, total);
+  if (threadIdx.x == 0)
+    k.store(p.out, total);
 }
 
-}  // namespace device
-}  // namespace detail
-}  // namespace tcr
+} // namespace device
+} // namespace detail
+} // namespace tcr

@@ -34,7 +34,8 @@ template <class T, int N>
 __device__ __forceinline__ void to_float(const T (&x)[N], float (&f)[N]) {
   if constexpr (std::is_same_v<T, float>) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) f[i] = x[i];
+    for (int i = 0; i < N; ++i)
+      f[i] = x[i];
   } else if constexpr (std::is_same_v<T, __half> && N % 2 == 0) {
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
@@ -48,8 +49,8 @@ __device__ __forceinline__ void to_float(const T (&x)[N], float (&f)[N]) {
     std::memcpy(w, x, sizeof w);
 #pragma unroll
     for (int i = 0; i < N / 4; ++i) {
-      const unsigned lo = __byte_perm(w[i], 0u, 0x1404);  // [0, b0, 0, b1]
-      const unsigned hi = __byte_perm(w[i], 0u, 0x3424);  // [0, b2, 0, b3]
+      const unsigned lo = __byte_perm(w[i], 0u, 0x1404); // [0, b0, 0, b1]
+      const unsigned hi = __byte_perm(w[i], 0u, 0x3424); // [0, b2, 0, b3]
       __half2 hl, hh;
       std::memcpy(&hl, &lo, 4);
       std::memcpy(&hh, &hi, 4);
@@ -65,8 +66,10 @@ __device__ __forceinline__ void to_float(const T (&x)[N], float (&f)[N]) {
     std::memcpy(w, x, sizeof w);
 #pragma unroll
     for (int i = 0; i < N / 4; ++i) {
-      const __half2 hl(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i]), __NV_E4M3));
-      const __half2 hh(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i] >> 16), __NV_E4M3));
+      const __half2 hl(
+          __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i]), __NV_E4M3));
+      const __half2 hh(
+          __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i] >> 16), __NV_E4M3));
       const float2 a = __half22float2(hl);
       const float2 b = __half22float2(hh);
       f[4 * i] = a.x;
@@ -76,7 +79,8 @@ __device__ __forceinline__ void to_float(const T (&x)[N], float (&f)[N]) {
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < N; ++i) f[i] = widen<float>(x[i]);
+    for (int i = 0; i < N; ++i)
+      f[i] = widen<float>(x[i]);
   }
 }
 
@@ -84,19 +88,22 @@ template <class T, int N>
 __device__ __forceinline__ void to_double(const T (&x)[N], double (&d)[N]) {
   if constexpr (std::is_same_v<T, double>) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) d[i] = x[i];
+    for (int i = 0; i < N; ++i)
+      d[i] = x[i];
   } else {
     float f[N];
     to_float(x, f);
 #pragma unroll
-    for (int i = 0; i < N; ++i) d[i] = static_cast<double>(f[i]);
+    for (int i = 0; i < N; ++i)
+      d[i] = static_cast<double>(f[i]);
   }
 }
 
 template <class T, int N>
 __device__ __forceinline__ void make_abs(T (&v)[N]) {
 #pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = abs(v[i]);
+  for (int i = 0; i < N; ++i)
+    v[i] = abs(v[i]);
 }
 
 // The L elements of v starting at Off.
@@ -104,7 +111,8 @@ template <int L, int Off, class T, int N>
 __device__ __forceinline__ void slice(const T (&v)[N], T (&out)[L]) {
   static_assert(Off + L <= N, "slice out of range");
 #pragma unroll
-  for (int i = 0; i < L; ++i) out[i] = v[Off + i];
+  for (int i = 0; i < L; ++i)
+    out[i] = v[Off + i];
 }
 
 // Calls f(chunk) for each consecutive chunk of L elements of v (L divides N).
@@ -142,8 +150,8 @@ struct traits {
   using y_type = std::conditional_t<binary, Y, void>;
   using YL = std::conditional_t<binary, Y, X>;
   // Double machinery where any operand or the result is double.
-  static constexpr bool wide = std::is_same_v<X, double> || std::is_same_v<YL, double> ||
-                               is_double_result_v<Out>;
+  static constexpr bool wide =
+      std::is_same_v<X, double> || std::is_same_v<YL, double> || is_double_result_v<Out>;
   using wide_acc = std::conditional_t<
       Op == op_kind::nrm2, chunked_ssq_double,
       std::conditional_t<Op == op_kind::dot, chunked_dot_double, chunked_sum<double>>>;
@@ -183,11 +191,13 @@ struct traits {
 #pragma unroll
       for (int u = 0; u < U; ++u)
 #pragma unroll
-        for (int i = 0; i < N; ++i) all[u * N + i] = x[u][i];
+        for (int i = 0; i < N; ++i)
+          all[u * N + i] = x[u][i];
       add_sum(acc, all);
     } else {
 #pragma unroll
-      for (int u = 0; u < U; ++u) add_vec(acc, x[u], y[u]);
+      for (int u = 0; u < U; ++u)
+        add_vec(acc, x[u], y[u]);
     }
   }
   __device__ __forceinline__ static void add_one(acc_type& acc, const X& x, const YL& y) {
@@ -200,9 +210,12 @@ struct traits {
     return a;
   }
   __device__ __forceinline__ static detail::cascade3& main_cascade(acc_type& a) {
-    if constexpr (std::is_same_v<acc_type, chunked_sum<double>>) return a.plain;
-    else if constexpr (std::is_same_v<acc_type, chunked_dot_double>) return a.main.plain;
-    else return a.mid;
+    if constexpr (std::is_same_v<acc_type, chunked_sum<double>>)
+      return a.plain;
+    else if constexpr (std::is_same_v<acc_type, chunked_dot_double>)
+      return a.main.plain;
+    else
+      return a.mid;
   }
   // Fast form: nothing outside the main cascade, and |hi| <= 2^1000 so that no sum of the at
   // most 2^12 partials a combine sees can overflow (the fast merge has no overflow guard).
@@ -228,7 +241,8 @@ struct traits {
   }
   __device__ __forceinline__ static partial_type from_fast(const fast_type& f) {
     partial_type a{};
-    if constexpr (wide) main_cascade(a) = f;
+    if constexpr (wide)
+      main_cascade(a) = f;
     return a;
   }
   __device__ __forceinline__ static fast_type merge_fast(fast_type a, const fast_type& b) {
@@ -264,7 +278,7 @@ struct traits {
     }
     double v;
     if constexpr (!wide) {
-      v = Op == op_kind::nrm2 ? sqrt_rn(acc) : acc;  // Nrm2: u_f + 2^-42 relative
+      v = Op == op_kind::nrm2 ? sqrt_rn(acc) : acc; // Nrm2: u_f + 2^-42 relative
     } else if constexpr (Op == op_kind::nrm2) {
       v = acc.nrm2();
     } else {
@@ -277,19 +291,21 @@ struct traits {
     }
   }
 
- private:
+private:
   template <int N>
   __device__ __forceinline__ static void add_sum(acc_type& acc, const X (&x)[N]) {
     constexpr bool absolute = Op == op_kind::asum;
     if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
       float f[N];
       to_float(x, f);
-      if constexpr (absolute) make_abs(f);
-      acc.add(static_cast<double>(exact_sum_e4m3(f)));  // exact: see exact_sum_e4m3
+      if constexpr (absolute)
+        make_abs(f);
+      acc.add(static_cast<double>(exact_sum_e4m3(f))); // exact: see exact_sum_e4m3
     } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
       float f[N];
       to_float(x, f);
-      if constexpr (absolute) make_abs(f);
+      if constexpr (absolute)
+        make_abs(f);
       const auto [a, b] = exact_band_sums_e5m2(f);
       if constexpr (wide) {
         const double pair[2] = {a, b};
@@ -301,12 +317,14 @@ struct traits {
     } else if constexpr (wide) {
       double d[N];
       to_double(x, d);
-      if constexpr (absolute) make_abs(d);
+      if constexpr (absolute)
+        make_abs(d);
       for_chunks<chunk_len<N, 4>>(d, [&](const auto& c) { acc.add_chunk(c); });
     } else {
       float f[N];
       to_float(x, f);
-      if constexpr (absolute) make_abs(f);
+      if constexpr (absolute)
+        make_abs(f);
       for_chunks<chunk_len<N, 8>>(f, [&](const auto& c) { acc.add_chunk(c); });
     }
   }
@@ -317,17 +335,15 @@ struct traits {
       double dx[N], dy[N];
       to_double(x, dx);
       to_double(y, dy);
-      for_chunk_pairs<chunk_len<N, 4>>(dx, dy, [&](const auto& a, const auto& b) {
-        acc.add_dot_chunk(a, b);
-      });
+      for_chunk_pairs<chunk_len<N, 4>>(
+          dx, dy, [&](const auto& a, const auto& b) { acc.add_dot_chunk(a, b); });
     } else {
       float fx[N], fy[N];
       to_float(x, fx);
       to_float(y, fy);
       if constexpr (small_exact_v<X> && small_exact_v<YL>) {
-        for_chunk_pairs<chunk_len<N, 8>>(fx, fy, [&](const auto& a, const auto& b) {
-          acc.add_exact_products_chunk(a, b);
-        });
+        for_chunk_pairs<chunk_len<N, 8>>(
+            fx, fy, [&](const auto& a, const auto& b) { acc.add_exact_products_chunk(a, b); });
       } else {
         acc.add_dot_chunk(fx, fy);
       }
@@ -376,7 +392,8 @@ struct fp8_tc_traits : traits<Op, X, X, Out> {
       std::memcpy(tiles[u].w, x[u], sizeof tiles[u].w);
       if constexpr (Op == op_kind::asum) {
 #pragma unroll
-        for (int j = 0; j < mma::lane_tile<X>::words; ++j) tiles[u].w[j] &= 0x7f7f7f7fu;  // |x|
+        for (int j = 0; j < mma::lane_tile<X>::words; ++j)
+          tiles[u].w[j] &= 0x7f7f7f7fu; // |x|
       }
     }
     constexpr mma::tile_path path = std::is_same_v<X, __nv_fp8_e4m3>
@@ -412,8 +429,10 @@ struct reduce_traits {
   Out init;
 
   __device__ __forceinline__ acc_type merge(const acc_type& a, const acc_type& b) const {
-    if (!b.valid) return a;
-    if (!a.valid) return b;
+    if (!b.valid)
+      return a;
+    if (!a.valid)
+      return b;
     return {op(a.value, b.value), true};
   }
   __device__ __forceinline__ acc_type to_partial(const acc_type& a) const { return a; }
@@ -444,6 +463,6 @@ struct reduce_traits {
   }
 };
 
-}  // namespace device
-}  // namespace detail
-}  // namespace tcr
+} // namespace device
+} // namespace detail
+} // namespace tcr

@@ -37,9 +37,12 @@ void check_bijections() {
       ++c[p.row * Mma::N + p.col];
     }
   }
-  for (int x : a) REQUIRE(x == 1);
-  for (int x : b) REQUIRE(x == 1);
-  for (int x : c) REQUIRE(x == 1);
+  for (int x : a)
+    REQUIRE(x == 1);
+  for (int x : b)
+    REQUIRE(x == 1);
+  for (int x : c)
+    REQUIRE(x == 1);
 }
 
 // Spot values from the PTX ISA formulas: g = lane >> 2, t = lane % 4.
@@ -51,26 +54,26 @@ TEST_CASE("fragment maps are bijections and match the PTX ISA formulas") {
   check_bijections<sm89_m16n8k32_f32_e4m3_e4m3_f32>();
   check_bijections<sm89_m16n8k32_f32_e5m2_e5m2_f32>();
 
-  using H = sm80_m16n8k16_f32_f16_f16_f32;  // lane 5: g = 1, t = 1
+  using H = sm80_m16n8k16_f32_f16_f16_f32; // lane 5: g = 1, t = 1
   CHECK(H::a_coord(5, 0) == coord{1, 2});
-  CHECK(H::a_coord(5, 3) == coord{9, 3});    // row g+8 for a2,a3; col 2t + (i & 1)
-  CHECK(H::a_coord(5, 6) == coord{9, 10});   // a6: row g+8, col 2t + 8
-  CHECK(H::a_coord(5, 5) == coord{1, 11});   // a5: row g, col 2t + 1 + 8
-  CHECK(H::b_coord(6, 3) == coord{13, 1});   // lane 6: g = 1, t = 2; b3: row 2t + 1 + 8
-  CHECK(H::c_coord(31, 3) == coord{15, 7});  // lane 31: g = 7, t = 3
+  CHECK(H::a_coord(5, 3) == coord{9, 3});   // row g+8 for a2,a3; col 2t + (i & 1)
+  CHECK(H::a_coord(5, 6) == coord{9, 10});  // a6: row g+8, col 2t + 8
+  CHECK(H::a_coord(5, 5) == coord{1, 11});  // a5: row g, col 2t + 1 + 8
+  CHECK(H::b_coord(6, 3) == coord{13, 1});  // lane 6: g = 1, t = 2; b3: row 2t + 1 + 8
+  CHECK(H::c_coord(31, 3) == coord{15, 7}); // lane 31: g = 7, t = 3
   using T = sm80_m16n8k8_f32_tf32_tf32_f32;
-  CHECK(T::a_coord(5, 1) == coord{9, 1});  // a1: row g+8, col t
-  CHECK(T::a_coord(5, 2) == coord{1, 5});  // a2: row g, col t+4
-  CHECK(T::b_coord(5, 1) == coord{5, 1});  // b1: row t+4, col g
+  CHECK(T::a_coord(5, 1) == coord{9, 1}); // a1: row g+8, col t
+  CHECK(T::a_coord(5, 2) == coord{1, 5}); // a2: row g, col t+4
+  CHECK(T::b_coord(5, 1) == coord{5, 1}); // b1: row t+4, col g
   using D = sm80_m8n8k4_f64_f64_f64_f64;
   CHECK(D::a_coord(5, 0) == coord{1, 1});
   CHECK(D::b_coord(6, 0) == coord{2, 1});
   CHECK(D::c_coord(5, 1) == coord{1, 3});
   using E = sm89_m16n8k32_f32_e4m3_e4m3_f32;
-  CHECK(E::a_coord(5, 2) == coord{1, 6});    // a0..a3: row g, col 4t + i
-  CHECK(E::a_coord(5, 13) == coord{9, 21});  // a12..a15: row g+8, col 4t + (i & 3) + 16
-  CHECK(E::a_coord(5, 9) == coord{1, 21});   // a8..a11: row g
-  CHECK(E::b_coord(5, 6) == coord{22, 1});   // b4..b7: row 4t + (i & 3) + 16, col g
+  CHECK(E::a_coord(5, 2) == coord{1, 6});   // a0..a3: row g, col 4t + i
+  CHECK(E::a_coord(5, 13) == coord{9, 21}); // a12..a15: row g+8, col 4t + (i & 3) + 16
+  CHECK(E::a_coord(5, 9) == coord{1, 21});  // a8..a11: row g
+  CHECK(E::b_coord(5, 6) == coord{22, 1});  // b4..b7: row 4t + (i & 3) + 16, col g
 }
 
 // ---- hardware check ----------------------------------------------------------------------
@@ -125,9 +128,12 @@ void check_hardware(std::uint64_t seed) {
   std::vector<E> A(Mma::M * Mma::K), B(Mma::K * Mma::N);
   std::vector<double> Ad(A.size()), Bd(B.size());
   std::vector<Acc> C(Mma::M * Mma::N);
-  for (std::size_t i = 0; i < A.size(); ++i) Ad[i] = ab(rng), A[i] = E(float(Ad[i]));
-  for (std::size_t i = 0; i < B.size(); ++i) Bd[i] = ab(rng), B[i] = E(float(Bd[i]));
-  for (auto& x : C) x = Acc(cd(rng));
+  for (std::size_t i = 0; i < A.size(); ++i)
+    Ad[i] = ab(rng), A[i] = E(float(Ad[i]));
+  for (std::size_t i = 0; i < B.size(); ++i)
+    Bd[i] = ab(rng), B[i] = E(float(Bd[i]));
+  for (auto& x : C)
+    x = Acc(cd(rng));
   tcr::test::device_buffer<E> dA(A), dB(B);
   tcr::test::device_buffer<Acc> dC(C), dD(C.size());
   mma_kernel<Mma, E, Acc><<<1, 32>>>(dA.get(), dB.get(), dC.get(), dD.get());
@@ -137,14 +143,15 @@ void check_hardware(std::uint64_t seed) {
   for (int m = 0; m < Mma::M; ++m) {
     for (int n = 0; n < Mma::N; ++n) {
       double ref = double(C[m * Mma::N + n]);
-      for (int k = 0; k < Mma::K; ++k) ref += Ad[m * Mma::K + k] * Bd[k * Mma::N + n];
+      for (int k = 0; k < Mma::K; ++k)
+        ref += Ad[m * Mma::K + k] * Bd[k * Mma::N + n];
       INFO("D[", m, "][", n, "]");
       REQUIRE(double(D[m * Mma::N + n]) == ref);
     }
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("hardware agrees with the fragment maps: f16 m16n8k16") {

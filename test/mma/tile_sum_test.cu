@@ -24,7 +24,7 @@ TEST_CASE("split_bf16x3 is exact and keeps Inf and NaN") {
   INFO("seed = ", seed);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> mant(1.f, 2.f);
-  std::uniform_int_distribution<int> ex(-109, 127);  // |x| >= 2^-110: the precondition
+  std::uniform_int_distribution<int> ex(-109, 127); // |x| >= 2^-110: the precondition
   auto bf = [](uint32_t b) {
     const uint32_t w = b << 16;
     float f;
@@ -33,7 +33,8 @@ TEST_CASE("split_bf16x3 is exact and keeps Inf and NaN") {
   };
   for (int i = 0; i < 200000; ++i) {
     const float x = std::ldexp(mant(rng), ex(rng) - 1) * (i % 2 ? -1.f : 1.f);
-    if (!std::isfinite(x)) continue;
+    if (!std::isfinite(x))
+      continue;
     uint32_t h, m, l;
     tcr::mma::detail::split_bf16x3(x, h, m, l);
     const auto lhs = tcr::test::exact_sum({bf(h), bf(m), bf(l)});
@@ -45,7 +46,7 @@ TEST_CASE("split_bf16x3 is exact and keeps Inf and NaN") {
   CHECK((bf(h) == INFINITY && m == 0 && l == 0));
   tcr::mma::detail::split_bf16x3(-std::numeric_limits<float>::infinity(), h, m, l);
   CHECK(bf(h) == -INFINITY);
-  uint32_t nan_bits = 0x7f800001u;  // NaN whose payload sits in the low bits only
+  uint32_t nan_bits = 0x7f800001u; // NaN whose payload sits in the low bits only
   float nan;
   std::memcpy(&nan, &nan_bits, 4);
   tcr::mma::detail::split_bf16x3(nan, h, m, l);
@@ -63,12 +64,15 @@ __global__ void tile_sum_kernel(const In* g, double* g_out, int* g_mismatch) {
   const In* base = g + static_cast<long>(warp) * R * tile;
   lane_tile<In> t[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) t[r] = load_lane_tile(base + r * tile);
+  for (int r = 0; r < R; ++r)
+    t[r] = load_lane_tile(base + r * tile);
   const Acc total = warp_tile_sum<Policy, Acc, Path>(t);
   const double res = double(tcr::result(total));
   const double lane0 = __shfl_sync(0xffffffffu, res, 0);
-  if (__double_as_longlong(res) != __double_as_longlong(lane0)) atomicOr(g_mismatch, 1);
-  if ((threadIdx.x & 31) == 0) g_out[warp] = res;
+  if (__double_as_longlong(res) != __double_as_longlong(lane0))
+    atomicOr(g_mismatch, 1);
+  if ((threadIdx.x & 31) == 0)
+    g_out[warp] = res;
 }
 
 template <class In>
@@ -95,7 +99,7 @@ constexpr int chain_steps(int R) {
   const int per_tile =
       mmas_per_tile_v<In, Path> * (sizeof(In) == 1 && Path == tile_path::native ? 2 : 1);
   if constexpr (std::is_same_v<Policy, fold_out>) {
-    return std::is_same_v<In, float> ? 1 : per_tile;  // float: one level per MMA
+    return std::is_same_v<In, float> ? 1 : per_tile; // float: one level per MMA
   } else {
     return per_tile * R;
   }
@@ -113,11 +117,16 @@ enum class data_kind {
 // Exponent range of the same-sign wide-range data per type.
 template <class In>
 void exponent_range(int& lo, int& hi) {
-  if constexpr (std::is_same_v<In, __half>) lo = -24, hi = 14;
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>) lo = -40, hi = 40;
-  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>) lo = -9, hi = 7;
-  else if constexpr (std::is_same_v<In, __nv_fp8_e5m2>) lo = -16, hi = 14;
-  else lo = -40, hi = 40;
+  if constexpr (std::is_same_v<In, __half>)
+    lo = -24, hi = 14;
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
+    lo = -40, hi = 40;
+  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>)
+    lo = -9, hi = 7;
+  else if constexpr (std::is_same_v<In, __nv_fp8_e5m2>)
+    lo = -16, hi = 14;
+  else
+    lo = -40, hi = 40;
 }
 
 template <class In>
@@ -131,36 +140,51 @@ std::vector<In> make_data(data_kind kind, std::size_t n, std::uint64_t seed) {
   std::uniform_int_distribution<int> byte(0, 255);
   for (std::size_t i = 0; i < n; ++i) {
     switch (kind) {
-      case data_kind::small_integers: v[i] = In(float(small(rng))); break;
-      case data_kind::same_sign_wide: v[i] = In(std::ldexp(mant(rng), ex(rng))); break;
-      case data_kind::e4m3_worst_max: v[i] = In(448.f); break;
-      case data_kind::e4m3_worst_mixed: {
-        // all-ones significands at the top, the smallest subnormal, random bytes (no NaN)
-        const int k = byte(rng);
-        if (i % 3 == 0) v[i] = In(448.f);
-        else if (i % 3 == 1) v[i] = In(std::ldexp(1.f, -9));
-        else {
-          __nv_fp8_storage_t b = static_cast<__nv_fp8_storage_t>(k);
-          if ((b & 0x7f) == 0x7f) b = 0x7e;  // skip NaN
-          std::memcpy(&v[i], &b, 1);
-        }
-        break;
+    case data_kind::small_integers:
+      v[i] = In(float(small(rng)));
+      break;
+    case data_kind::same_sign_wide:
+      v[i] = In(std::ldexp(mant(rng), ex(rng)));
+      break;
+    case data_kind::e4m3_worst_max:
+      v[i] = In(448.f);
+      break;
+    case data_kind::e4m3_worst_mixed: {
+      // all-ones significands at the top, the smallest subnormal, random bytes (no NaN)
+      const int k = byte(rng);
+      if (i % 3 == 0)
+        v[i] = In(448.f);
+      else if (i % 3 == 1)
+        v[i] = In(std::ldexp(1.f, -9));
+      else {
+        __nv_fp8_storage_t b = static_cast<__nv_fp8_storage_t>(k);
+        if ((b & 0x7f) == 0x7f)
+          b = 0x7e; // skip NaN
+        std::memcpy(&v[i], &b, 1);
       }
-      case data_kind::e5m2_worst_max: v[i] = In(57344.f); break;
-      case data_kind::e5m2_worst_mixed: {
-        // the largest finite value, the smallest subnormal, 1 (the band edge) and random
-        // finite bytes
-        const int k = byte(rng);
-        if (i % 4 == 0) v[i] = In(57344.f);
-        else if (i % 4 == 1) v[i] = In(std::ldexp(1.f, -16));
-        else if (i % 4 == 2) v[i] = In(k % 2 ? 1.f : 0.875f);
-        else {
-          __nv_fp8_storage_t b = static_cast<__nv_fp8_storage_t>(k);
-          if ((b & 0x7c) == 0x7c) b &= 0xfb;  // skip Inf and NaN
-          std::memcpy(&v[i], &b, 1);
-        }
-        break;
+      break;
+    }
+    case data_kind::e5m2_worst_max:
+      v[i] = In(57344.f);
+      break;
+    case data_kind::e5m2_worst_mixed: {
+      // the largest finite value, the smallest subnormal, 1 (the band edge) and random
+      // finite bytes
+      const int k = byte(rng);
+      if (i % 4 == 0)
+        v[i] = In(57344.f);
+      else if (i % 4 == 1)
+        v[i] = In(std::ldexp(1.f, -16));
+      else if (i % 4 == 2)
+        v[i] = In(k % 2 ? 1.f : 0.875f);
+      else {
+        __nv_fp8_storage_t b = static_cast<__nv_fp8_storage_t>(k);
+        if ((b & 0x7c) == 0x7c)
+          b &= 0xfb; // skip Inf and NaN
+        std::memcpy(&v[i], &b, 1);
       }
+      break;
+    }
     }
   }
   return v;
@@ -213,10 +237,10 @@ void check_specials() {
   std::vector<In> data(n, In(1.f));
   const float inf = std::numeric_limits<float>::infinity();
   const int t = lane_tile<In>::tile_elements;
-  data[5] = In(inf);                                            // warp 0: +inf
-  data[t + 7] = In(inf), data[t + 100] = In(-inf);              // warp 1: inf - inf = NaN
-  data[2 * t + 3] = In(std::numeric_limits<float>::quiet_NaN());  // warp 2: NaN
-  data[3 * t + 9] = In(-inf);                                   // warp 3: -inf
+  data[5] = In(inf);                                             // warp 0: +inf
+  data[t + 7] = In(inf), data[t + 100] = In(-inf);               // warp 1: inf - inf = NaN
+  data[2 * t + 3] = In(std::numeric_limits<float>::quiet_NaN()); // warp 2: NaN
+  data[3 * t + 9] = In(-inf);                                    // warp 3: -inf
   const auto res = run_tiles<In, Policy, Acc, tile_path::native, 1>(data, warps);
   CHECK(res[0] == INFINITY);
   CHECK(std::isnan(res[1]));
@@ -224,31 +248,37 @@ void check_specials() {
   CHECK(res[3] == -INFINITY);
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("tile sums of small integers are exact") {
     check_all_r<__half, chain_in_tensor_core, float>(data_kind::small_integers, true, 1000);
     check_all_r<__half, fold_out, tcr::neumaier<float>>(data_kind::small_integers, true, 1010);
     check_all_r<__nv_bfloat16, chain_in_tensor_core, float>(data_kind::small_integers, true, 1020);
-    check_all_r<__nv_bfloat16, fold_out, tcr::neumaier<float>>(data_kind::small_integers, true, 1030);
+    check_all_r<__nv_bfloat16, fold_out, tcr::neumaier<float>>(data_kind::small_integers, true,
+                                                               1030);
     check_all_r<__nv_fp8_e4m3, chain_in_tensor_core, float>(data_kind::small_integers, true, 1040);
-    check_all_r<__nv_fp8_e5m2, fold_out, tcr::neumaier<float>>(data_kind::small_integers, true, 1050);
+    check_all_r<__nv_fp8_e5m2, fold_out, tcr::neumaier<float>>(data_kind::small_integers, true,
+                                                               1050);
     check_all_r<float, chain_in_tensor_core, float>(data_kind::small_integers, true, 1060);
     check_all_r<float, fold_out, tcr::neumaier<float>>(data_kind::small_integers, true, 1070);
   }
   TEST_CASE("e4m3 through f16 MMAs is exact on worst-case data") {
-    for (data_kind k : {data_kind::e4m3_worst_max, data_kind::e4m3_worst_mixed,
-                        data_kind::same_sign_wide}) {
-      check_all_r<__nv_fp8_e4m3, fold_out, double, tile_path::exact_f16>(k, true, 2000 + 100 * int(k));
-      check_all_r<__nv_fp8_e4m3, chain_in_tensor_core, double, tile_path::exact_f16>(k, true, 2050 + 100 * int(k));
+    for (data_kind k :
+         {data_kind::e4m3_worst_max, data_kind::e4m3_worst_mixed, data_kind::same_sign_wide}) {
+      check_all_r<__nv_fp8_e4m3, fold_out, double, tile_path::exact_f16>(k, true,
+                                                                         2000 + 100 * int(k));
+      check_all_r<__nv_fp8_e4m3, chain_in_tensor_core, double, tile_path::exact_f16>(
+          k, true, 2050 + 100 * int(k));
     }
   }
   TEST_CASE("e5m2 through f16 MMAs in two bands is exact on worst-case data") {
-    for (data_kind k : {data_kind::e5m2_worst_max, data_kind::e5m2_worst_mixed,
-                        data_kind::same_sign_wide}) {
-      check_all_r<__nv_fp8_e5m2, fold_out, double, tile_path::exact_bands_f16>(k, true, 2500 + 100 * int(k));
-      check_all_r<__nv_fp8_e5m2, chain_in_tensor_core, double, tile_path::exact_bands_f16>(k, true, 2550 + 100 * int(k));
+    for (data_kind k :
+         {data_kind::e5m2_worst_max, data_kind::e5m2_worst_mixed, data_kind::same_sign_wide}) {
+      check_all_r<__nv_fp8_e5m2, fold_out, double, tile_path::exact_bands_f16>(k, true,
+                                                                               2500 + 100 * int(k));
+      check_all_r<__nv_fp8_e5m2, chain_in_tensor_core, double, tile_path::exact_bands_f16>(
+          k, true, 2550 + 100 * int(k));
     }
   }
   TEST_CASE("tile sums stay within the model bound on same-sign wide-range data") {

@@ -18,18 +18,22 @@ void check_temp_bytes_monotone() {
   std::size_t prev = 0;
   for (std::int64_t n = 0; n < (std::int64_t(1) << 42); n = n < 64 ? n + 1 : n + n / 3) {
     std::size_t bytes = 0, bytes_dot = 0, bytes_nrm2 = 0;
-    REQUIRE(DeviceReduce::Sum(nullptr, bytes, static_cast<const In*>(nullptr), static_cast<Out*>(nullptr), n) == cudaSuccess);
-    REQUIRE(DeviceReduce::Dot(nullptr, bytes_dot, static_cast<const In*>(nullptr), static_cast<const In*>(nullptr),
+    REQUIRE(DeviceReduce::Sum(nullptr, bytes, static_cast<const In*>(nullptr),
                               static_cast<Out*>(nullptr), n) == cudaSuccess);
-    REQUIRE(DeviceReduce::Nrm2(nullptr, bytes_nrm2, static_cast<const In*>(nullptr), static_cast<Out*>(nullptr), n) == cudaSuccess);
+    REQUIRE(DeviceReduce::Dot(nullptr, bytes_dot, static_cast<const In*>(nullptr),
+                              static_cast<const In*>(nullptr), static_cast<Out*>(nullptr),
+                              n) == cudaSuccess);
+    REQUIRE(DeviceReduce::Nrm2(nullptr, bytes_nrm2, static_cast<const In*>(nullptr),
+                               static_cast<Out*>(nullptr), n) == cudaSuccess);
     CHECK(bytes > 0);
     CHECK(bytes >= prev);
     prev = bytes;
     std::size_t again = 0;
-    DeviceReduce::Sum(nullptr, again, static_cast<const In*>(nullptr), static_cast<Out*>(nullptr), n);
-    CHECK(again == bytes);  // a function of n and the types only
+    DeviceReduce::Sum(nullptr, again, static_cast<const In*>(nullptr), static_cast<Out*>(nullptr),
+                      n);
+    CHECK(again == bytes); // a function of n and the types only
   }
-  CHECK(prev < (std::size_t(1) << 20));  // bounded: at most 2048 partials
+  CHECK(prev < (std::size_t(1) << 20)); // bounded: at most 2048 partials
 }
 
 struct max_op {
@@ -42,7 +46,7 @@ T* fake(std::uintptr_t a) {
   return reinterpret_cast<T*>(a);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("temp_storage_bytes depends only on n and the types and never shrinks") {
   check_temp_bytes_monotone<float, float>();
@@ -58,22 +62,27 @@ TEST_CASE("bad input gives cudaErrorInvalidValue (or NotSupported) before touchi
   void* temp = fake<void>(0x30000);
   REQUIRE(DeviceReduce::Sum(nullptr, bytes, in, out, 1000) == cudaSuccess);
   std::size_t b = bytes;
-  CHECK(DeviceReduce::Sum(temp, b, static_cast<const float*>(nullptr), out, 1000) == cudaErrorInvalidValue);
-  CHECK(DeviceReduce::Sum(temp, b, in, static_cast<float*>(nullptr), 1000) == cudaErrorInvalidValue);
+  CHECK(DeviceReduce::Sum(temp, b, static_cast<const float*>(nullptr), out, 1000) ==
+        cudaErrorInvalidValue);
+  CHECK(DeviceReduce::Sum(temp, b, in, static_cast<float*>(nullptr), 1000) ==
+        cudaErrorInvalidValue);
   CHECK(DeviceReduce::Sum(temp, b, in, static_cast<float*>(nullptr), 0) == cudaErrorInvalidValue);
   CHECK(DeviceReduce::Sum(temp, b, in, out, -1) == cudaErrorInvalidValue);
   std::size_t small = bytes - 1;
   CHECK(DeviceReduce::Sum(temp, small, in, out, 1000) == cudaErrorInvalidValue);
   CHECK(DeviceReduce::Sum(temp, b, fake<const float>(0x10002), out, 1000) == cudaErrorInvalidValue);
-  CHECK(DeviceReduce::Dot(temp, b, in, static_cast<const float*>(nullptr), out, 1000) == cudaErrorInvalidValue);
-  CHECK(DeviceReduce::Nrm2(temp, b, static_cast<const float*>(nullptr), out, 5) == cudaErrorInvalidValue);
+  CHECK(DeviceReduce::Dot(temp, b, in, static_cast<const float*>(nullptr), out, 1000) ==
+        cudaErrorInvalidValue);
+  CHECK(DeviceReduce::Nrm2(temp, b, static_cast<const float*>(nullptr), out, 5) ==
+        cudaErrorInvalidValue);
   CHECK(DeviceReduce::Asum(temp, small, in, out, 1000) == cudaErrorInvalidValue);
   tcr::ReduceOptions tc;
   tc.engine = tcr::Engine::tensor_core;
   CHECK(DeviceReduce::Sum(temp, b, in, out, 1000, 0, tc) == cudaErrorNotSupported);
   // A null input is fine for n = 0 (nothing is read).
   std::size_t b0 = 0;
-  REQUIRE(DeviceReduce::Sum(nullptr, b0, static_cast<const float*>(nullptr), out, 0) == cudaSuccess);
+  REQUIRE(DeviceReduce::Sum(nullptr, b0, static_cast<const float*>(nullptr), out, 0) ==
+          cudaSuccess);
   CHECK(b0 > 0);
 }
 
@@ -93,11 +102,13 @@ TEST_SUITE("gpu") {
     CHECK(out.download()[0] == 0.0f);
     device_buffer<int> iout(std::vector<int>{7});
     device_buffer<int> iin(std::vector<int>{1, 2, 3});
-    CHECK(DeviceReduce::Reduce(temp.get(), bytes, iin.get(), iout.get(), 0, cuda::std::plus<int>{}, -5) == cudaSuccess);
+    CHECK(DeviceReduce::Reduce(temp.get(), bytes, iin.get(), iout.get(), 0, cuda::std::plus<int>{},
+                               -5) == cudaSuccess);
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     CHECK(iout.download()[0] == -5);
     device_buffer<double> dout(std::vector<double>{42.0});
-    CHECK(DeviceReduce::Nrm2(temp.get(), bytes, static_cast<const double*>(nullptr), dout.get(), 0) == cudaSuccess);
+    CHECK(DeviceReduce::Nrm2(temp.get(), bytes, static_cast<const double*>(nullptr), dout.get(),
+                             0) == cudaSuccess);
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     CHECK(dout.download()[0] == 0.0);
   }
@@ -131,16 +142,19 @@ TEST_SUITE("gpu") {
     rng64 rng(seed);
     for (std::int64_t n : {1, 33, 4097, 1000003}) {
       std::vector<int> v(n);
-      for (auto& e : v) e = static_cast<int>(rng.integer(-1000000, 1000000));
+      for (auto& e : v)
+        e = static_cast<int>(rng.integer(-1000000, 1000000));
       device_buffer<int> dv(v);
       device_buffer<int> out(1);
       device_buffer<long long> lout(1);
       TCR_CHECK_CUDA(DeviceReduce::Reduce(dv.get(), out.get(), n, cuda::std::plus<int>{}, 17));
-      TCR_CHECK_CUDA(DeviceReduce::Reduce(dv.get(), lout.get(), n, cuda::std::plus<long long>{}, 0));
+      TCR_CHECK_CUDA(
+          DeviceReduce::Reduce(dv.get(), lout.get(), n, cuda::std::plus<long long>{}, 0));
       TCR_CHECK_CUDA(cudaDeviceSynchronize());
       long long sum = 0;
       int mx = INT_MIN;
-      for (int e : v) sum += e, mx = e > mx ? e : mx;
+      for (int e : v)
+        sum += e, mx = e > mx ? e : mx;
       CHECK(out.download()[0] == static_cast<int>(static_cast<unsigned>(sum + 17)));
       CHECK(lout.download()[0] == sum);
       TCR_CHECK_CUDA(DeviceReduce::Reduce(dv.get(), out.get(), n, max_op{}, INT_MIN));
@@ -161,12 +175,13 @@ TEST_SUITE("gpu") {
     for (int pattern : {0x00, 0xff, 0xa5, 0x5a}) {
       device_buffer<unsigned char> raw(bytes + 8);
       TCR_CHECK_CUDA(cudaMemset(raw.get(), pattern, bytes + 8));
-      void* t = raw.get() + (pattern == 0xff ? 8 : 0);  // also a temp pointer off 256-byte alignment
+      void* t = raw.get() + (pattern == 0xff ? 8 : 0); // also a temp pointer off 256-byte alignment
       for (int rep = 0; rep < 5; ++rep) {
         TCR_CHECK_CUDA(DeviceReduce::Sum(t, bytes, dx.get(), out.get(), 3000017));
         TCR_CHECK_CUDA(cudaDeviceSynchronize());
         const float r = out.download()[0];
-        if (pattern == 0 && rep == 0) first = r;
+        if (pattern == 0 && rep == 0)
+          first = r;
         CHECK(std::memcmp(&r, &first, sizeof r) == 0);
       }
     }
@@ -185,7 +200,8 @@ TEST_SUITE("gpu") {
       opt.engine = tcr::Engine::cuda_core;
       TCR_CHECK_CUDA(DeviceReduce::Sum(dx.get(), out.get(), 1 << 20, 0, opt));
       TCR_CHECK_CUDA(cudaDeviceSynchronize());
-      check_contract<float>(op::sum, out.download()[0], std::vector<double>(x.begin(), x.end()), {}, true);
+      check_contract<float>(op::sum, out.download()[0], std::vector<double>(x.begin(), x.end()), {},
+                            true);
     }
   }
 
@@ -207,8 +223,10 @@ TEST_SUITE("gpu") {
       const tcr::df32 rf = of.download()[0];
       const auto rd = od.download();
       const std::vector<double> vf(xf.begin(), xf.end());
-      CHECK(pair_within_bound(rf.hi, rf.lo, fast_exact_sum(vf), fast_exact_sum(vf, true), 0x1p-47, 0x1p-42));
-      CHECK(pair_within_bound(rd[0].hi, rd[0].lo, fast_exact_sum(xd), fast_exact_sum(xd, true), 0x1p-104, 0x1p-100));
+      CHECK(pair_within_bound(rf.hi, rf.lo, fast_exact_sum(vf), fast_exact_sum(vf, true), 0x1p-47,
+                              0x1p-42));
+      CHECK(pair_within_bound(rd[0].hi, rd[0].lo, fast_exact_sum(xd), fast_exact_sum(xd, true),
+                              0x1p-104, 0x1p-100));
       // Nrm2 as a pair: |hi + lo - ||x||| <= 2^-100 ||x||.
       const mp ssq = exact_dot(xd, xd);
       mp r(400);
@@ -283,7 +301,8 @@ TEST_SUITE("gpu") {
     TCR_CHECK_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
     for (int rep = 0; rep < 64; ++rep) {
       TCR_CHECK_CUDA(DeviceReduce::Sum(ta.get(), bytes_a, da.get(), out.get() + 2 * rep, n, s1));
-      TCR_CHECK_CUDA(DeviceReduce::Sum(tb.get(), bytes_b, db.get(), out.get() + 2 * rep + 1, n, s2));
+      TCR_CHECK_CUDA(
+          DeviceReduce::Sum(tb.get(), bytes_b, db.get(), out.get() + 2 * rep + 1, n, s2));
     }
     TCR_CHECK_CUDA(cudaStreamSynchronize(s1));
     TCR_CHECK_CUDA(cudaStreamSynchronize(s2));

@@ -19,12 +19,16 @@ template <class T>
 std::vector<std::int64_t> edge_sizes(bool big) {
   const std::int64_t per_block = 16384 / sizeof(T);
   std::vector<std::int64_t> s;
-  if (!big) s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
+  if (!big)
+    s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
   const std::vector<std::int64_t> blocks =
-      big ? std::vector<std::int64_t>{132 * 3, 132 * 4, 132 * 5, 132 * 6, 132 * 7, 132 * 8, 2048} : std::vector<std::int64_t>{1, 2, 3, 64};
+      big ? std::vector<std::int64_t>{132 * 3, 132 * 4, 132 * 5, 132 * 6, 132 * 7, 132 * 8, 2048}
+          : std::vector<std::int64_t>{1, 2, 3, 64};
   for (std::int64_t b : blocks)
-    for (std::int64_t d : {-1, 0, 1}) s.push_back(b * per_block + d);
-  if (big) s.push_back(4096 * per_block + 1);  // past the grid cap: several vectors per thread
+    for (std::int64_t d : {-1, 0, 1})
+      s.push_back(b * per_block + d);
+  if (big)
+    s.push_back(4096 * per_block + 1); // past the grid cap: several vectors per thread
   return s;
 }
 
@@ -34,7 +38,8 @@ void check_edge_sizes(op o, std::uint64_t seed, bool big = false) {
     INFO("seed = ", seed, ", n = ", n);
     const auto x = typed_random<T>(static_cast<std::size_t>(n), seed + n);
     for (std::size_t offset : {0, 1, 3}) {
-      if (n > (1 << 20) && offset == 3) continue;
+      if (n > (1 << 20) && offset == 3)
+        continue;
       run_and_check<Out>(o, x, offset);
     }
   }
@@ -57,12 +62,15 @@ typed_data<T> cancelling(std::size_t n, std::uint64_t seed, int emin, int emax) 
   rng64 rng(seed);
   std::vector<double> v;
   for (std::size_t i = 0; i + 1 < n; i += 2) {
-    const double a = to_double(to_type<T>(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax)))));
+    const double a =
+        to_double(to_type<T>(std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax)))));
     v.push_back(a);
     v.push_back(-a);
   }
-  while (v.size() < n) v.push_back(to_double(to_type<T>(std::ldexp(1.0, emin))));
-  for (int k = 0; k < 5 && k < static_cast<int>(n); ++k) v[k] = to_double(to_type<T>(std::ldexp(1.5, emin + k)));
+  while (v.size() < n)
+    v.push_back(to_double(to_type<T>(std::ldexp(1.0, emin))));
+  for (int k = 0; k < 5 && k < static_cast<int>(n); ++k)
+    v[k] = to_double(to_type<T>(std::ldexp(1.5, emin + k)));
   rng.shuffle(v);
   return typed_data<T>(v);
 }
@@ -75,15 +83,27 @@ void check_all_sum(std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE("gpu") {
-  TEST_CASE("Sum/Asum float -> float: edge sizes, offsets, random sizes") { check_all_sum<float, float>(100); }
-  TEST_CASE("Sum/Asum half -> float") { check_all_sum<__half, float>(200); }
-  TEST_CASE("Sum/Asum bfloat16 -> float") { check_all_sum<__nv_bfloat16, float>(300); }
-  TEST_CASE("Sum/Asum e4m3 -> float") { check_all_sum<__nv_fp8_e4m3, float>(400); }
-  TEST_CASE("Sum/Asum e5m2 -> float") { check_all_sum<__nv_fp8_e5m2, float>(500); }
-  TEST_CASE("Sum/Asum double -> double") { check_all_sum<double, double>(600); }
+  TEST_CASE("Sum/Asum float -> float: edge sizes, offsets, random sizes") {
+    check_all_sum<float, float>(100);
+  }
+  TEST_CASE("Sum/Asum half -> float") {
+    check_all_sum<__half, float>(200);
+  }
+  TEST_CASE("Sum/Asum bfloat16 -> float") {
+    check_all_sum<__nv_bfloat16, float>(300);
+  }
+  TEST_CASE("Sum/Asum e4m3 -> float") {
+    check_all_sum<__nv_fp8_e4m3, float>(400);
+  }
+  TEST_CASE("Sum/Asum e5m2 -> float") {
+    check_all_sum<__nv_fp8_e5m2, float>(500);
+  }
+  TEST_CASE("Sum/Asum double -> double") {
+    check_all_sum<double, double>(600);
+  }
   TEST_CASE("Sum/Asum: grid-size boundaries and the grid cap, every type (large)") {
     for (op o : {op::sum, op::asum}) {
       check_edge_sizes<float, float>(o, 150, true);
@@ -106,8 +126,9 @@ TEST_SUITE("gpu") {
     // 2^-16), so both results are the exact sum rounded once to float.
     auto check = [](auto tag, std::uint64_t seed, int emax) {
       using T = decltype(tag);
-      for (std::int64_t n : {std::int64_t(1), std::int64_t(64), std::int64_t(16383), std::int64_t(16385),
-                             std::int64_t(1) << 20, (std::int64_t(1) << 22) + 13}) {
+      for (std::int64_t n :
+           {std::int64_t(1), std::int64_t(64), std::int64_t(16383), std::int64_t(16385),
+            std::int64_t(1) << 20, (std::int64_t(1) << 22) + 13}) {
         INFO(type_name<T>(), " seed = ", seed, ", n = ", n);
         const auto x = typed_random<T>(static_cast<std::size_t>(n), seed + n, -20, emax);
         for (std::size_t offset : {0, 5}) {
@@ -128,8 +149,8 @@ TEST_SUITE("gpu") {
         }
       }
     };
-    check(__nv_fp8_e4m3{}, 1000, 20);  // saturates at 448: S < 2^31, in units of 2^-9 < 2^40
-    check(__nv_fp8_e5m2{}, 1100, 10);  // |x| < 2^11: S < 2^34, in units of 2^-16 < 2^50
+    check(__nv_fp8_e4m3{}, 1000, 20); // saturates at 448: S < 2^31, in units of 2^-9 < 2^40
+    check(__nv_fp8_e5m2{}, 1100, 10); // |x| < 2^11: S < 2^34, in units of 2^-16 < 2^50
   }
 
   TEST_CASE("Engine::tensor_core where no tensor-core path exists: cudaErrorNotSupported") {
@@ -137,7 +158,8 @@ TEST_SUITE("gpu") {
     tcr::ReduceOptions opt;
     opt.engine = tcr::Engine::tensor_core;
     CHECK(tcr::DeviceReduce::Sum(x.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
-    CHECK(tcr::DeviceReduce::Dot(x.get(), x.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
+    CHECK(tcr::DeviceReduce::Dot(x.get(), x.get(), out.get(), 100, 0, opt) ==
+          cudaErrorNotSupported);
   }
 
   TEST_CASE("Sum: GenSum data, cond 1 .. 1e32 (float, double)") {
@@ -146,7 +168,8 @@ TEST_SUITE("gpu") {
         const std::uint64_t seed = 800 + static_cast<std::uint64_t>(std::log10(cond)) * 10 + n % 7;
         INFO("seed = ", seed, ", cond = ", cond, ", n = ", n);
         const auto xf = gen_sum<float>(n, cond, seed);
-        run_and_check<float>(op::sum, typed_data<float>(std::vector<double>(xf.begin(), xf.end())), 1);
+        run_and_check<float>(op::sum, typed_data<float>(std::vector<double>(xf.begin(), xf.end())),
+                             1);
         const auto xd = gen_sum<double>(n, cond, seed);
         run_and_check<double>(op::sum, typed_data<double>(xd), 1);
       }
@@ -187,7 +210,9 @@ TEST_SUITE("gpu") {
       }
       // Same-sign runs: the running sum overflows float (double) on the way.
       for (std::size_t i = 0; i + 8 <= n; i += 16)
-        for (int k = 0; k < 4; ++k) std::swap(f[i + 2 * k + 1], f[i + 8 + 2 * k]), std::swap(d[i + 2 * k + 1], d[i + 8 + 2 * k]);
+        for (int k = 0; k < 4; ++k)
+          std::swap(f[i + 2 * k + 1], f[i + 8 + 2 * k]),
+              std::swap(d[i + 2 * k + 1], d[i + 8 + 2 * k]);
       run_and_check<float>(op::sum, typed_data<float>(f), 0);
       run_and_check<double>(op::sum, typed_data<double>(d), 0);
     }
@@ -224,7 +249,7 @@ TEST_SUITE("gpu") {
         x[n / 2] = quiet_nan<T>();
         CHECK(std::isnan(result(op::sum)));
         CHECK(std::isnan(result(op::asum)));
-        if constexpr (!std::is_same_v<T, __nv_fp8_e4m3>) {  // e4m3 has no Inf
+        if constexpr (!std::is_same_v<T, __nv_fp8_e4m3>) { // e4m3 has no Inf
           x[n / 2] = to_type<T>(inf);
           CHECK(result(op::sum) == std::numeric_limits<float>::infinity());
           x[n - 1] = to_type<T>(-inf);

@@ -27,21 +27,30 @@ double max_finite();
 // finite value (test data never overflow by accident), Inf and NaN stay.
 template <class T>
 T to_type(double v) {
-  if (std::isfinite(v) && std::fabs(v) > max_finite<T>()) v = std::copysign(max_finite<T>(), v);
-  if constexpr (std::is_same_v<T, double>) return v;
-  else if constexpr (std::is_same_v<T, float>) return static_cast<float>(v);
-  else if constexpr (std::is_same_v<T, __half>) return __double2half(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __double2bfloat16(v);
+  if (std::isfinite(v) && std::fabs(v) > max_finite<T>())
+    v = std::copysign(max_finite<T>(), v);
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(v);
+  else if constexpr (std::is_same_v<T, __half>)
+    return __double2half(v);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __double2bfloat16(v);
   else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) {
-    T t(v);  // the constructor saturates; e5m2 has infinities
-    if (std::isinf(v)) t.__x = v > 0 ? 0x7c : 0xfc;
+    T t(v); // the constructor saturates; e5m2 has infinities
+    if (std::isinf(v))
+      t.__x = v > 0 ? 0x7c : 0xfc;
     return t;
-  } else return T(v);
+  } else
+    return T(v);
 }
 template <class T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else return static_cast<double>(static_cast<float>(v));
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return static_cast<double>(static_cast<float>(v));
 }
 template <class T>
 T quiet_nan() {
@@ -53,28 +62,40 @@ T quiet_nan() {
     return __ushort_as_bfloat16(0x7fc0);
   } else {
     T t;
-    t.__x = 0x7f;  // NaN in both fp8 formats
+    t.__x = 0x7f; // NaN in both fp8 formats
     return t;
   }
 }
 template <class T>
 const char* type_name() {
-  if constexpr (std::is_same_v<T, double>) return "double";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else if constexpr (std::is_same_v<T, __half>) return "half";
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
-  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return "e4m3";
-  else return "e5m2";
+  if constexpr (std::is_same_v<T, double>)
+    return "double";
+  else if constexpr (std::is_same_v<T, float>)
+    return "float";
+  else if constexpr (std::is_same_v<T, __half>)
+    return "half";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return "bfloat16";
+  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>)
+    return "e4m3";
+  else
+    return "e5m2";
 }
 // The largest finite value of T, as a double.
 template <class T>
 double max_finite() {
-  if constexpr (std::is_same_v<T, double>) return std::numeric_limits<double>::max();
-  else if constexpr (std::is_same_v<T, float>) return std::numeric_limits<float>::max();
-  else if constexpr (std::is_same_v<T, __half>) return 65504.0;
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return 0x1.fep127;
-  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return 448.0;
-  else return 57344.0;
+  if constexpr (std::is_same_v<T, double>)
+    return std::numeric_limits<double>::max();
+  else if constexpr (std::is_same_v<T, float>)
+    return std::numeric_limits<float>::max();
+  else if constexpr (std::is_same_v<T, __half>)
+    return 65504.0;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return 0x1.fep127;
+  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>)
+    return 448.0;
+  else
+    return 57344.0;
 }
 
 // Data of T: the values actually stored (doubles, exact) and the T array.
@@ -95,7 +116,8 @@ template <class T>
 typed_data<T> typed_random(std::size_t n, std::uint64_t seed, int emin = -8, int emax = 8) {
   rng64 rng(seed);
   std::vector<double> v(n);
-  for (auto& x : v) x = std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax))) * (rng.coin() ? 1 : -1);
+  for (auto& x : v)
+    x = std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emax))) * (rng.coin() ? 1 : -1);
   return typed_data<T>(v);
 }
 
@@ -103,16 +125,17 @@ typed_data<T> typed_random(std::size_t n, std::uint64_t seed, int emin = -8, int
 // read outside [0, n) poisons the result.
 template <class T>
 class padded_device {
- public:
+public:
   padded_device(const std::vector<T>& x, std::size_t offset)
       : offset_(offset), buf_(x.size() + offset + 64) {
     std::vector<T> host(buf_.size(), quiet_nan<T>());
-    if (!x.empty()) std::memcpy(host.data() + offset, x.data(), x.size() * sizeof(T));
+    if (!x.empty())
+      std::memcpy(host.data() + offset, x.data(), x.size() * sizeof(T));
     buf_.upload(host);
   }
   const T* get() const { return buf_.get() + offset_; }
 
- private:
+private:
   std::size_t offset_;
   device_buffer<T> buf_;
 };
@@ -121,23 +144,27 @@ enum class op { sum, asum, dot, nrm2 };
 
 inline const char* op_name(op o) {
   switch (o) {
-    case op::sum: return "Sum";
-    case op::asum: return "Asum";
-    case op::dot: return "Dot";
-    default: return "Nrm2";
+  case op::sum:
+    return "Sum";
+  case op::asum:
+    return "Asum";
+  case op::dot:
+    return "Dot";
+  default:
+    return "Nrm2";
   }
 }
 
 // Temporary storage of `bytes`, filled with a non-zero pattern (never assumed zero; also keeps
 // compute-sanitizer initcheck quiet about the arrival word).
 class temp_storage {
- public:
+public:
   explicit temp_storage(std::size_t bytes, int pattern = 0xa5) : buf_(bytes) {
     TCR_CHECK_CUDA(cudaMemset(buf_.get(), pattern, bytes));
   }
   void* get() const { return buf_.get(); }
 
- private:
+private:
   device_buffer<unsigned char> buf_;
 };
 
@@ -146,10 +173,14 @@ template <class InX, class InY, class Out>
 cudaError_t call(op o, void* temp, std::size_t& bytes, const InX* x, const InY* y, Out* out,
                  std::int64_t n, cudaStream_t stream = 0, ReduceOptions opt = {}) {
   switch (o) {
-    case op::sum: return DeviceReduce::Sum(temp, bytes, x, out, n, stream, opt);
-    case op::asum: return DeviceReduce::Asum(temp, bytes, x, out, n, stream, opt);
-    case op::dot: return DeviceReduce::Dot(temp, bytes, x, y, out, n, stream, opt);
-    default: return DeviceReduce::Nrm2(temp, bytes, x, out, n, stream, opt);
+  case op::sum:
+    return DeviceReduce::Sum(temp, bytes, x, out, n, stream, opt);
+  case op::asum:
+    return DeviceReduce::Asum(temp, bytes, x, out, n, stream, opt);
+  case op::dot:
+    return DeviceReduce::Dot(temp, bytes, x, y, out, n, stream, opt);
+  default:
+    return DeviceReduce::Nrm2(temp, bytes, x, out, n, stream, opt);
   }
 }
 
@@ -214,8 +245,9 @@ template <class Out, class InX, class InY = InX>
 void run_and_check(op o, const typed_data<InX>& x, std::size_t offset_x,
                    const typed_data<InY>* y = nullptr, std::size_t offset_y = 0) {
   const std::int64_t n = static_cast<std::int64_t>(x.t.size());
-  INFO(op_name(o), "<", type_name<InX>(), (y ? std::string(", ") + type_name<InY>() : std::string()),
-       " -> ", type_name<Out>(), "> n = ", n, ", offsets ", offset_x, " ", offset_y);
+  INFO(op_name(o), "<", type_name<InX>(),
+       (y ? std::string(", ") + type_name<InY>() : std::string()), " -> ", type_name<Out>(),
+       "> n = ", n, ", offsets ", offset_x, " ", offset_y);
   padded_device<InX> dx(x.t, offset_x);
   Out res;
   if (y) {
@@ -228,4 +260,4 @@ void run_and_check(op o, const typed_data<InX>& x, std::size_t offset_x,
   check_contract<Out>(o, static_cast<double>(res), x.d, y ? y->d : x.d, narrow);
 }
 
-}  // namespace tcr::test
+} // namespace tcr::test

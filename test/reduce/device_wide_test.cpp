@@ -27,7 +27,8 @@ Acc fold(const std::vector<T>& x, int threads) {
   int t = 0;
   for (; i + L <= x.size(); i += L, t = (t + 1) % threads) {
     T c[L];
-    for (int k = 0; k < L; ++k) c[k] = x[i + k];
+    for (int k = 0; k < L; ++k)
+      c[k] = x[i + k];
     acc[t].add_chunk(c);
   }
   for (; i < x.size(); ++i, t = (t + 1) % threads) {
@@ -35,7 +36,8 @@ Acc fold(const std::vector<T>& x, int threads) {
     acc[t].add_chunk(c);
   }
   for (int w = 1; w < threads; w *= 2)
-    for (int k = 0; k + w < threads; k += 2 * w) acc[k].merge(acc[k + w]);
+    for (int k = 0; k + w < threads; k += 2 * w)
+      acc[k].merge(acc[k + w]);
   return acc[0];
 }
 
@@ -52,8 +54,8 @@ void check_float_contract(const std::vector<float>& x, int threads) {
   const mp S = exact_abs_sum(xd);
   const double res = acc.result();
   INFO("n = ", x.size(), ", L = ", L, ", scaled error ", tcr::test::scaled_error(res, s, S));
-  CHECK(within_bound(res, s, S, 0x1p-23, 0x1p-40));   // the float contract
-  CHECK(within_bound(acc.value(), s, S, 0x1p-53, 0x1.0p-42));  // the unrounded part
+  CHECK(within_bound(res, s, S, 0x1p-23, 0x1p-40));           // the float contract
+  CHECK(within_bound(acc.value(), s, S, 0x1p-53, 0x1.0p-42)); // the unrounded part
 }
 
 template <int L>
@@ -64,10 +66,10 @@ void check_double_contract(const std::vector<double>& x, int threads) {
   const double res = acc.result();
   INFO("n = ", x.size(), ", L = ", L, ", scaled error ", tcr::test::scaled_error(res, s, S));
   CHECK(within_bound(res, s, S, 0x1p-52, 0x1p-88));
-  CHECK(within_bound(res, s, S, 0x1p-53, 0x1p-100));  // what the header claims
+  CHECK(within_bound(res, s, S, 0x1p-53, 0x1p-100)); // what the header claims
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("chunked_sum<float>: GenSum data, cond 1 .. 1e32, meets 2u|s| + 2^-40 S") {
   for (double cond : {1.0, 1e4, 1e8, 1e16, 1e24, 1e32}) {
@@ -84,8 +86,9 @@ TEST_CASE("chunked_sum<float>: same-sign wide-range data and long chains") {
   INFO("seed = ", seed);
   tcr::test::rng64 rng(seed);
   std::vector<float> x(1 << 17);
-  for (auto& v : x) v = std::ldexp(float(1 + rng.uniform()), int(rng.integer(-140, 100)));
-  check_float_contract<8>(x, 1);  // one thread: 2^14 folds into one accumulator
+  for (auto& v : x)
+    v = std::ldexp(float(1 + rng.uniform()), int(rng.integer(-140, 100)));
+  check_float_contract<8>(x, 1); // one thread: 2^14 folds into one accumulator
   check_float_contract<4>(x, 3);
 }
 
@@ -95,7 +98,8 @@ TEST_CASE("chunked_sum<float>: near FLT_MAX, no spurious Inf or NaN") {
   check_float_contract<4>(x, 1);
   check_float_contract<8>(x, 2);
   std::vector<float> many(4096);
-  for (std::size_t i = 0; i < many.size(); ++i) many[i] = (i % 2 ? -m : m) * (i % 3 ? 1.0f : 0.75f);
+  for (std::size_t i = 0; i < many.size(); ++i)
+    many[i] = (i % 2 ? -m : m) * (i % 3 ? 1.0f : 0.75f);
   check_float_contract<8>(many, 5);
 }
 
@@ -107,7 +111,7 @@ TEST_CASE("chunked_sum<float>: Inf and NaN as plain summation") {
   CHECK(sum({1, -inf, 2, 3, 4, 5}) == -inf);
   CHECK(std::isnan(sum({1, inf, 2, -inf, 4})));
   CHECK(std::isnan(sum({1, 2, nan, 3})));
-  CHECK(sum({FLT_MAX, FLT_MAX, FLT_MAX}) == inf);  // the exact sum overflows float
+  CHECK(sum({FLT_MAX, FLT_MAX, FLT_MAX}) == inf); // the exact sum overflows float
 }
 
 TEST_CASE("chunked_sum<double>: GenSum data, cond 1 .. 1e32, meets 2u|s| + 2^-88 S") {
@@ -129,13 +133,13 @@ TEST_CASE("chunked_sum<double>: near DBL_MAX the scaled cascade takes over") {
   tcr::chunked_sum<double> a, b;
   a.add(0x1.8p1023);
   b.add(0x1.8p1023);
-  a.merge(b);  // 3 * 2^1023 > DBL_MAX
+  a.merge(b); // 3 * 2^1023 > DBL_MAX
   a.add(-0x1.fp1023);
   CHECK(a.result() == 0x1.1p1023);
   tcr::chunked_sum<double> c;
   c.add(m);
   c.add(m);
-  CHECK(c.result() == std::numeric_limits<double>::infinity());  // the exact sum overflows
+  CHECK(c.result() == std::numeric_limits<double>::infinity()); // the exact sum overflows
 }
 
 TEST_CASE("chunked_sum<double>: Inf and NaN as plain summation") {
@@ -153,18 +157,21 @@ void check_dot_double(const std::vector<double>& x, const std::vector<double>& y
   std::size_t i = 0;
   for (; i + L <= x.size(); i += L) {
     double cx[L], cy[L];
-    for (int k = 0; k < L; ++k) cx[k] = x[i + k], cy[k] = y[i + k];
+    for (int k = 0; k < L; ++k)
+      cx[k] = x[i + k], cy[k] = y[i + k];
     acc[(i / L) % 8].add_dot_chunk(cx, cy);
   }
   for (; i < x.size(); ++i) {
     const double cx[1] = {x[i]}, cy[1] = {y[i]};
     acc[0].add_dot_chunk(cx, cy);
   }
-  for (int k = 1; k < 8; ++k) acc[0].merge(acc[k]);
+  for (int k = 1; k < 8; ++k)
+    acc[0].merge(acc[k]);
   const mp s = tcr::test::exact_dot(x, y);
   const mp S = tcr::test::exact_abs_dot(x, y);
   const double res = acc[0].result();
-  INFO("n = ", x.size(), ", L = ", L, ", result ", res, ", scaled error ", tcr::test::scaled_error(res, s, S));
+  INFO("n = ", x.size(), ", L = ", L, ", result ", res, ", scaled error ",
+       tcr::test::scaled_error(res, s, S));
   CHECK(within_bound(res, s, S, 0x1p-52, 0x1p-88));
 }
 
@@ -178,7 +185,8 @@ TEST_CASE("chunked_dot_double: GenDot data meets 2u|s| + 2^-88 S") {
   }
 }
 
-TEST_CASE("chunked_dot_double: products beyond DBL_MAX and below 2^-969, no spurious Inf/NaN/loss") {
+TEST_CASE(
+    "chunked_dot_double: products beyond DBL_MAX and below 2^-969, no spurious Inf/NaN/loss") {
   const double m = DBL_MAX;
   // Huge products that cancel, and a huge result that is finite.
   check_dot_double<2>({0x1p600, 0x1p600, 1.0, 3.0}, {0x1p600, -0x1p600, 1.0, 2.0});
@@ -191,7 +199,8 @@ TEST_CASE("chunked_dot_double: products beyond DBL_MAX and below 2^-969, no spur
   for (int emin : {-560, -530, -500}) {
     std::vector<double> x(1000), y(1000);
     for (std::size_t i = 0; i < x.size(); ++i) {
-      x[i] = std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emin + 20))) * (rng.coin() ? 1 : -1);
+      x[i] =
+          std::ldexp(1 + rng.uniform(), int(rng.integer(emin, emin + 20))) * (rng.coin() ? 1 : -1);
       y[i] = std::ldexp(1 + rng.uniform(), int(rng.integer(-500, -480)));
     }
     check_dot_double<2>(x, y);
@@ -218,7 +227,8 @@ TEST_CASE("chunked_sum<float>::add_dot_chunk and add_exact_products_chunk") {
   tcr::chunked_sum<float> a;
   for (std::size_t i = 0; i + 16 <= x.size(); i += 16) {
     float cx[16], cy[16];
-    for (int k = 0; k < 16; ++k) cx[k] = x[i + k], cy[k] = y[i + k];
+    for (int k = 0; k < 16; ++k)
+      cx[k] = x[i + k], cy[k] = y[i + k];
     a.add_dot_chunk(cx, cy);
   }
   const auto xd = as_double(x), yd = as_double(y);
@@ -235,7 +245,8 @@ TEST_CASE("chunked_sum<float>::add_dot_chunk and add_exact_products_chunk") {
   tcr::chunked_sum<float> b;
   for (std::size_t i = 0; i < hx.size(); i += 8) {
     float cx[8], cy[8];
-    for (int k = 0; k < 8; ++k) cx[k] = hx[i + k], cy[k] = hy[i + k];
+    for (int k = 0; k < 8; ++k)
+      cx[k] = hx[i + k], cy[k] = hy[i + k];
     b.add_exact_products_chunk(cx, cy);
   }
   const auto hxd = as_double(hx), hyd = as_double(hy);
@@ -250,21 +261,24 @@ TEST_CASE("exact_sum_e4m3 and exact_band_sums_e5m2 are exact for the worst input
     v4.__x = static_cast<__nv_fp8_storage_t>(b);
     __nv_fp8_e5m2 v5;
     v5.__x = static_cast<__nv_fp8_storage_t>(b);
-    if (std::isfinite(float(v4))) e4.push_back(float(v4));
-    if (std::isfinite(float(v5))) e5.push_back(float(v5));
+    if (std::isfinite(float(v4)))
+      e4.push_back(float(v4));
+    if (std::isfinite(float(v5)))
+      e5.push_back(float(v5));
   }
-  REQUIRE(e4.size() == 254);  // S.1111.111 is NaN
-  REQUIRE(e5.size() == 248);  // exponent 11111: Inf and NaN
+  REQUIRE(e4.size() == 254); // S.1111.111 is NaN
+  REQUIRE(e5.size() == 248); // exponent 11111: Inf and NaN
   const std::uint64_t seed = 5000;
   INFO("seed = ", seed);
   tcr::test::rng64 rng(seed);
   for (int trial = 0; trial < 3000; ++trial) {
     float c4[64], c5[64];
-    const int mode = trial % 3;  // 0: random, 1: all the largest, 2: largest plus the smallest
+    const int mode = trial % 3; // 0: random, 1: all the largest, 2: largest plus the smallest
     for (int k = 0; k < 64; ++k) {
       c4[k] = mode == 1 ? 448.0f : e4[rng.integer(0, e4.size() - 1)];
       c5[k] = mode == 1 ? 57344.0f : e5[rng.integer(0, e5.size() - 1)];
-      if (mode == 2 && k % 2) c4[k] = 0x1p-9f, c5[k] = -0x1p-16f;
+      if (mode == 2 && k % 2)
+        c4[k] = 0x1p-9f, c5[k] = -0x1p-16f;
     }
     const float s4 = tcr::exact_sum_e4m3(c4);
     const auto [a, b] = tcr::exact_band_sums_e5m2(c5);
@@ -284,14 +298,20 @@ TEST_CASE("chunked_ssq_double: every band, relative error <= u + 2^-100") {
   const std::uint64_t seed = 6000;
   INFO("seed = ", seed);
   tcr::test::rng64 rng(seed);
-  for (auto range : {std::pair<int, int>{-20, 20}, {-1074, -900}, {900, 1015}, {-1074, 1015},
-                     {-600, -400}, {400, 600}}) {
+  for (auto range : {std::pair<int, int>{-20, 20},
+                     {-1074, -900},
+                     {900, 1015},
+                     {-1074, 1015},
+                     {-600, -400},
+                     {400, 600}}) {
     std::vector<double> x(4000);
     for (auto& v : x) {
       const int e = int(rng.integer(range.first, range.second));
       v = std::ldexp(1 + rng.uniform(), e) * (rng.coin() ? 1 : -1);
-      if (e < -1022) v = std::ldexp(double(rng.integer(1, 1 << 20)), -1074) * (rng.coin() ? 1 : -1);
-      if (!std::isfinite(v)) v = DBL_MAX;
+      if (e < -1022)
+        v = std::ldexp(double(rng.integer(1, 1 << 20)), -1074) * (rng.coin() ? 1 : -1);
+      if (!std::isfinite(v))
+        v = DBL_MAX;
     }
     tcr::chunked_ssq_double acc[3];
     for (std::size_t i = 0; i < x.size(); i += 4) {
@@ -304,7 +324,7 @@ TEST_CASE("chunked_ssq_double: every band, relative error <= u + 2^-100") {
     INFO("exponents ", range.first, " .. ", range.second, ": rel error ",
          tcr::test::nrm2_rel_error(res, tcr::test::exact_dot(x, x)));
     CHECK(tcr::test::nrm2_within(res, tcr::test::exact_dot(x, x), 0x1p-53 + 0x1p-100));
-    if (range.first > -1000) {  // the pair's bound needs a normal norm
+    if (range.first > -1000) { // the pair's bound needs a normal norm
       const tcr::dd p = acc[0].nrm2_pair();
       mp r(400);
       mpfr_sqrt(r.get(), tcr::test::exact_dot(x, x).get(), MPFR_RNDN);
@@ -330,8 +350,10 @@ TEST_CASE("test support: the Kulisch reference equals MPFR's exact sum") {
   for (auto range : {std::pair<int, int>{-1074, 1023}, {-1074, -1000}, {-30, 30}}) {
     std::vector<double> x(20000);
     for (auto& v : x) {
-      v = std::ldexp(1 + rng.uniform(), int(rng.integer(range.first, range.second))) * (rng.coin() ? 1 : -1);
-      if (!std::isfinite(v)) v = -DBL_MAX;
+      v = std::ldexp(1 + rng.uniform(), int(rng.integer(range.first, range.second))) *
+          (rng.coin() ? 1 : -1);
+      if (!std::isfinite(v))
+        v = -DBL_MAX;
     }
     x[7] = 0x1p-1074;
     x[8] = -0x1.8p-1070;
@@ -341,7 +363,8 @@ TEST_CASE("test support: the Kulisch reference equals MPFR's exact sum") {
   std::vector<float> a(5000), b(5000);
   for (std::size_t i = 0; i < a.size(); ++i) {
     a[i] = std::ldexp(float(1 + rng.uniform()), int(rng.integer(-149, 127)));
-    b[i] = std::ldexp(float(1 + rng.uniform()), int(rng.integer(-149, 127))) * (rng.coin() ? 1 : -1);
+    b[i] =
+        std::ldexp(float(1 + rng.uniform()), int(rng.integer(-149, 127))) * (rng.coin() ? 1 : -1);
   }
   const auto ad = as_double(a), bd = as_double(b);
   CHECK(mpfr_equal_p(tcr::test::fast_exact_dot(ad, bd).get(), tcr::test::exact_dot(ad, bd).get()));
@@ -351,17 +374,20 @@ TEST_CASE("chunked_sum<float>::add_ssq_chunk_short: bfloat16-like values over th
   const std::uint64_t seed = 8000;
   INFO("seed = ", seed);
   tcr::test::rng64 rng(seed);
-  for (auto range : {std::pair<int, int>{-133, 100}, {-133, -60}, {60, 100}, {-70, -55}, {-10, 10}}) {
+  for (auto range :
+       {std::pair<int, int>{-133, 100}, {-133, -60}, {60, 100}, {-70, -55}, {-10, 10}}) {
     std::vector<float> x(4096);
     for (auto& v : x) {
-      const float m = 1.0f + float(rng.integer(0, 127)) / 128.0f;  // 8 significant bits
+      const float m = 1.0f + float(rng.integer(0, 127)) / 128.0f; // 8 significant bits
       v = std::ldexp(m, int(rng.integer(range.first, range.second))) * (rng.coin() ? 1.0f : -1.0f);
-      if (rng.integer(0, 15) == 0) v = 0.0f;
+      if (rng.integer(0, 15) == 0)
+        v = 0.0f;
     }
     tcr::chunked_sum<float> acc[3];
     for (std::size_t i = 0; i < x.size(); i += 8) {
       float c[8];
-      for (int k = 0; k < 8; ++k) c[k] = x[i + k];
+      for (int k = 0; k < 8; ++k)
+        c[k] = x[i + k];
       acc[(i / 8) % 3].add_ssq_chunk_short(c);
     }
     acc[0].merge(acc[1]);

@@ -50,8 +50,10 @@ In inf_of(bool negative) {
 
 template <class In>
 double to_double(const In& x) {
-  if constexpr (std::is_same_v<In, double>) return x;
-  else return double(float(x));
+  if constexpr (std::is_same_v<In, double>)
+    return x;
+  else
+    return double(float(x));
 }
 
 template <class In>
@@ -63,8 +65,8 @@ bool is_nan_value(const In& x) {
 // same TempStorage at once, the whole of tile b + gridDim.x. Invalid items hold NaN. Outputs:
 // g_out[2b], g_out[2b + 1]; *g_mismatch set if any thread's result differs from thread 0's.
 template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
-__global__ void __launch_bounds__(BLOCK) block_sum_kernel(const In* g_in, int num_valid, double* g_out,
-                                                          int* g_mismatch) {
+__global__ void __launch_bounds__(BLOCK)
+    block_sum_kernel(const In* g_in, int num_valid, double* g_out, int* g_mismatch) {
   using BR = tcr::BlockReduce<T, BLOCK, A>;
   __shared__ typename BR::TempStorage s_reduce;
   __shared__ unsigned long long s_bits[2];
@@ -93,8 +95,8 @@ __global__ void __launch_bounds__(BLOCK) block_sum_kernel(const In* g_in, int nu
 
 // The dot kernel: one call per block over its first num_valid pairs.
 template <class T, class X, int BLOCK, int N>
-__global__ void __launch_bounds__(BLOCK) block_dot_kernel(const X* g_x, const X* g_y, int num_valid,
-                                                          double* g_out) {
+__global__ void __launch_bounds__(BLOCK)
+    block_dot_kernel(const X* g_x, const X* g_y, int num_valid, double* g_out) {
   using BR = tcr::BlockReduce<T, BLOCK>;
   __shared__ typename BR::TempStorage s_reduce;
   const long base = static_cast<long>(blockIdx.x) * BLOCK * N;
@@ -105,12 +107,15 @@ __global__ void __launch_bounds__(BLOCK) block_dot_kernel(const X* g_x, const X*
     y[i] = g_y[base + threadIdx.x * N + i];
   }
   const double r = double(tcr::result(BR(s_reduce).Dot(x, y, num_valid)));
-  if (threadIdx.x == 0) g_out[blockIdx.x] = r;
+  if (threadIdx.x == 0)
+    g_out[blockIdx.x] = r;
 }
 
 // ---- bounds ---------------------------------------------------------------------------------
 
-inline double gamma(int h, double u) { return h * u / (1 - h * u); }
+inline double gamma(int h, double u) {
+  return h * u / (1 - h * u);
+}
 
 // Bound for one block sum of data with exact sum s and S = sum |x| (derivations):
 //   shuffle, plain T (u = T's unit roundoff): recursive summation along a tree of height
@@ -125,11 +130,11 @@ inline double gamma(int h, double u) { return h * u / (1 - h * u); }
 //     (at most 2 folds per MMA for M MMAs per lane, the lane shares, the block):
 //     plain T: E + gamma_h 2 S;  neumaier<T>: E + u(|s| + E) + gamma_h^2 2 S.
 struct bound_model {
-  bool compensated;  // T is neumaier<...>
-  double u;          // T's unit roundoff
-  int h;             // height of the combining tree
-  double mma_error;  // E (0 for the shuffle tree)
-  double s_factor;   // 1 (shuffle) or 2 (tensor cores: D values' absolute sum)
+  bool compensated; // T is neumaier<...>
+  double u;         // T's unit roundoff
+  int h;            // height of the combining tree
+  double mma_error; // E (0 for the shuffle tree)
+  double s_factor;  // 1 (shuffle) or 2 (tensor cores: D values' absolute sum)
 };
 
 inline double sum_bound(const bound_model& m, double s_abs, double S) {
@@ -154,17 +159,18 @@ struct acc_traits<tcr::neumaier<V>> {
 // f16 MMA steps per tile: float 3 (bf16 levels), e4m3 2 (through f16), e5m2 4 under fold (two
 // bands through f16) or 2 under chain (sm_90 runs an fp8 m16n8k32 as two f16 steps).
 template <class In, BlockReduceAlgorithm A>
-inline constexpr int mma_steps_per_tile =
-    std::is_same_v<In, float>           ? 3
-    : std::is_same_v<In, __nv_fp8_e4m3> ? 2
-    : std::is_same_v<In, __nv_fp8_e5m2> ? (A == BlockReduceAlgorithm::tensor_core_fold ? 4 : 2)
-                                        : 1;
+inline constexpr int mma_steps_per_tile = std::is_same_v<In, float>           ? 3
+                                          : std::is_same_v<In, __nv_fp8_e4m3> ? 2
+                                          : std::is_same_v<In, __nv_fp8_e5m2>
+                                              ? (A == BlockReduceAlgorithm::tensor_core_fold ? 4
+                                                                                             : 2)
+                                              : 1;
 
 // The paths proved exact in mma/tile_sum.cuh.
 template <class In, BlockReduceAlgorithm A>
-inline constexpr bool mma_exact =
-    std::is_same_v<In, __nv_fp8_e4m3> ||
-    (std::is_same_v<In, __nv_fp8_e5m2> && A == BlockReduceAlgorithm::tensor_core_fold);
+inline constexpr bool mma_exact = std::is_same_v<In, __nv_fp8_e4m3> ||
+                                  (std::is_same_v<In, __nv_fp8_e5m2> &&
+                                   A == BlockReduceAlgorithm::tensor_core_fold);
 
 template <class T, class In, int N, BlockReduceAlgorithm A>
 bound_model make_model(double S) {
@@ -197,11 +203,16 @@ enum class data_kind { uniform, same_sign_wide, ill_conditioned };
 
 template <class In>
 void exponent_range(int& lo, int& hi) {
-  if constexpr (std::is_same_v<In, __half>) lo = -14, hi = 10;
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>) lo = -60, hi = 60;
-  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>) lo = -9, hi = 7;
-  else if constexpr (std::is_same_v<In, __nv_fp8_e5m2>) lo = -16, hi = 10;
-  else lo = -60, hi = 60;
+  if constexpr (std::is_same_v<In, __half>)
+    lo = -14, hi = 10;
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
+    lo = -60, hi = 60;
+  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>)
+    lo = -9, hi = 7;
+  else if constexpr (std::is_same_v<In, __nv_fp8_e5m2>)
+    lo = -16, hi = 10;
+  else
+    lo = -60, hi = 60;
 }
 
 template <class In>
@@ -211,19 +222,32 @@ std::vector<In> make_data(data_kind kind, std::size_t n, std::uint64_t seed) {
   std::vector<In> v(n);
   if constexpr (std::is_same_v<In, float> || std::is_same_v<In, double>) {
     switch (kind) {
-      case data_kind::uniform: v = gen_uniform<In>(n, seed); break;
-      case data_kind::same_sign_wide: v = gen_same_sign<In>(n, seed, lo, hi); break;
-      case data_kind::ill_conditioned: v = gen_sum<In>(n, 1e12, seed); break;
+    case data_kind::uniform:
+      v = gen_uniform<In>(n, seed);
+      break;
+    case data_kind::same_sign_wide:
+      v = gen_same_sign<In>(n, seed, lo, hi);
+      break;
+    case data_kind::ill_conditioned:
+      v = gen_sum<In>(n, 1e12, seed);
+      break;
     }
   } else {
     std::vector<float> f;
     switch (kind) {
-      case data_kind::uniform: f = gen_uniform<float>(n, seed); break;
-      case data_kind::same_sign_wide: f = gen_same_sign<float>(n, seed, lo, hi); break;
-      // pairs x, -x (exact after rounding, they still cancel) and a few small values
-      case data_kind::ill_conditioned: f = gen_cancelling_pairs<float>(n, seed, lo, hi); break;
+    case data_kind::uniform:
+      f = gen_uniform<float>(n, seed);
+      break;
+    case data_kind::same_sign_wide:
+      f = gen_same_sign<float>(n, seed, lo, hi);
+      break;
+    // pairs x, -x (exact after rounding, they still cancel) and a few small values
+    case data_kind::ill_conditioned:
+      f = gen_cancelling_pairs<float>(n, seed, lo, hi);
+      break;
     }
-    for (std::size_t i = 0; i < n; ++i) v[i] = In(f[i]);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = In(f[i]);
   }
   return v;
 }
@@ -251,8 +275,9 @@ void check_block_sum(data_kind kind, int num_valid, std::uint64_t seed, int bloc
        ", algorithm = ", int(A), ", data = ", int(kind));
   constexpr int tile = BLOCK * N;
   std::vector<In> data = make_data<In>(kind, std::size_t(2 * blocks) * tile, seed);
-  for (int b = 0; b < blocks; ++b)  // poison the invalid items of the first call
-    for (int i = num_valid; i < tile; ++i) data[std::size_t(b) * tile + i] = nan_of<In>();
+  for (int b = 0; b < blocks; ++b) // poison the invalid items of the first call
+    for (int i = num_valid; i < tile; ++i)
+      data[std::size_t(b) * tile + i] = nan_of<In>();
   const auto res = run_block_sum<T, In, BLOCK, N, A>(data, blocks, num_valid);
   const auto again = run_block_sum<T, In, BLOCK, N, A>(data, blocks, num_valid);
   REQUIRE(std::memcmp(res.data(), again.data(), res.size() * sizeof(double)) == 0);
@@ -269,7 +294,8 @@ void check_block_sum(data_kind kind, int num_valid, std::uint64_t seed, int bloc
       const mp s = exact_sum(xs);
       const double r = res[2 * b + call];
       const double err = abs_error(r, s);
-      const double bound = sum_bound(make_model<T, In, N, A>(S), std::fabs(s.to_double()) * (1 + std::ldexp(1.0, -50)), S);
+      const double bound = sum_bound(make_model<T, In, N, A>(S),
+                                     std::fabs(s.to_double()) * (1 + std::ldexp(1.0, -50)), S);
       INFO("block ", b, ", call ", call, ": result ", r, ", exact ", s.to_double(), ", S ", S,
            ", error ", err, ", bound ", bound);
       REQUIRE(std::isfinite(r));
@@ -283,7 +309,7 @@ void check_block_sum(data_kind kind, int num_valid, std::uint64_t seed, int bloc
 template <class T, class In, int BLOCK, int N, BlockReduceAlgorithm A>
 void check_specials() {
   constexpr int tile = BLOCK * N;
-  constexpr bool has_inf = !std::is_same_v<In, __nv_fp8_e4m3>;  // e4m3 has no Inf
+  constexpr bool has_inf = !std::is_same_v<In, __nv_fp8_e4m3>; // e4m3 has no Inf
   const int cases = 5;
   // the kernel's second call reads tiles [cases, 2 cases): fill them with ones
   std::vector<In> data(std::size_t(2 * cases) * tile, In(1.f));
@@ -292,19 +318,22 @@ void check_specials() {
   at(1, 5) = has_inf ? inf_of<In>(false) : nan_of<In>();
   at(1, tile - 1) = has_inf ? inf_of<In>(true) : nan_of<In>();
   at(2, tile / 2) = nan_of<In>();
-  for (int i = 0; i < tile; ++i) at(3, i) = In(-0.f);
-  for (int i = 0; i < tile; ++i) at(4, i) = In(i % 2 ? -0.f : 0.f);
+  for (int i = 0; i < tile; ++i)
+    at(3, i) = In(-0.f);
+  for (int i = 0; i < tile; ++i)
+    at(4, i) = In(i % 2 ? -0.f : 0.f);
   const auto res = run_block_sum<T, In, BLOCK, N, A>(data, cases, tile);
   if (has_inf) {
     CHECK(res[0] == INFINITY);
   } else {
     CHECK(std::isnan(res[0]));
   }
-  CHECK(std::isnan(res[2]));   // inf - inf
-  CHECK(std::isnan(res[4]));   // NaN
-  CHECK(res[6] == 0.0);        // all -0: a zero (its sign: see reduce/warp.cuh)
+  CHECK(std::isnan(res[2])); // inf - inf
+  CHECK(std::isnan(res[4])); // NaN
+  CHECK(res[6] == 0.0);      // all -0: a zero (its sign: see reduce/warp.cuh)
   CHECK(res[8] == 0.0);
-  for (int c = 0; c < cases; ++c) CHECK(res[2 * c + 1] == double(tile));
+  for (int c = 0; c < cases; ++c)
+    CHECK(res[2 * c + 1] == double(tile));
 }
 
 template <class T, class X, int BLOCK, int N>
@@ -315,7 +344,7 @@ void check_block_dot(double cond, int num_valid, std::uint64_t seed, int blocks 
   std::vector<X> x, y;
   for (int b = 0; b < blocks; ++b) {
     auto [xb, yb] = gen_dot<X>(num_valid, cond, seed + b);
-    xb.resize(tile, nan_of<X>());  // poison
+    xb.resize(tile, nan_of<X>()); // poison
     yb.resize(tile, nan_of<X>());
     x.insert(x.end(), xb.begin(), xb.end());
     y.insert(y.end(), yb.begin(), yb.end());
@@ -334,7 +363,7 @@ void check_block_dot(double cond, int num_valid, std::uint64_t seed, int blocks 
     for (int i = 0; i < num_valid; ++i) {
       xs[i] = x[std::size_t(b) * tile + i];
       ys[i] = y[std::size_t(b) * tile + i];
-      S += std::fabs(xs[i] * ys[i]);  // |x y| rounded; below scaled by (1 + 2^-52)
+      S += std::fabs(xs[i] * ys[i]); // |x y| rounded; below scaled by (1 + 2^-52)
     }
     S *= 1 + std::ldexp(1.0, -50);
     const mp s = exact_dot(xs, ys);
@@ -348,7 +377,6 @@ void check_block_dot(double cond, int num_valid, std::uint64_t seed, int blocks 
   }
 }
 
-
 inline constexpr auto chain = BlockReduceAlgorithm::tensor_core_chain;
 inline constexpr auto fold = BlockReduceAlgorithm::tensor_core_fold;
 
@@ -361,4 +389,4 @@ void sweep(data_kind kind, std::uint64_t seed) {
     check_block_sum<T, In, BLOCK, N, A>(kind, nv, seed + nv);
 }
 
-}  // namespace tcr::test::wb
+} // namespace tcr::test::wb

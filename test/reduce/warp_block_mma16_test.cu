@@ -8,7 +8,8 @@ using tcr::neumaier;
 
 TEST_SUITE("gpu") {
   TEST_CASE("BlockReduce tensor cores, __half: every block size (large)") {
-    for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+    for (data_kind k :
+         {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 60000 + 1000 * int(k);
       sweep<neumaier<float>, __half, 32, 8, fold>(k, seed + 1);
       sweep<neumaier<float>, __half, 64, 8, fold>(k, seed + 2);

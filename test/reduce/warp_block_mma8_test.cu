@@ -8,7 +8,8 @@ using tcr::neumaier;
 
 TEST_SUITE("gpu") {
   TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: block sizes and items per thread (large)") {
-    for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+    for (data_kind k :
+         {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 80000 + 1000 * int(k);
       sweep<neumaier<float>, __nv_fp8_e4m3, 32, 16, fold>(k, seed + 1);
       sweep<neumaier<float>, __nv_fp8_e4m3, 128, 1, fold>(k, seed + 2);

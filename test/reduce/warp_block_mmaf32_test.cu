@@ -7,8 +7,10 @@ using namespace tcr::test::wb;
 using tcr::neumaier;
 
 TEST_SUITE("gpu") {
-  TEST_CASE("BlockReduce tensor cores, float (bf16 parts): block sizes and items per thread (large)") {
-    for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+  TEST_CASE(
+      "BlockReduce tensor cores, float (bf16 parts): block sizes and items per thread (large)") {
+    for (data_kind k :
+         {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 90000 + 1000 * int(k);
       sweep<neumaier<float>, float, 64, 8, fold>(k, seed + 1);
       sweep<neumaier<float>, float, 256, 1, fold>(k, seed + 2);

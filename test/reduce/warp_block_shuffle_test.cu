@@ -23,20 +23,25 @@ __global__ void warp_sum_kernel(const In* g_in, int num_valid, double* g_out) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const In* tile = g_in + (blockIdx.x * (blockDim.x / 32) + warp) * 32 * N;
   In items[N];
-  for (int i = 0; i < N; ++i) items[i] = tile[lane * N + i];
+  for (int i = 0; i < N; ++i)
+    items[i] = tile[lane * N + i];
   const double r = double(tcr::result(tcr::WarpReduce<T, A>().Sum(items, num_valid)));
   const double r0 = __shfl_sync(0xffffffffu, r, 0);
-  if (__double_as_longlong(r) != __double_as_longlong(r0)) g_out[0] = __longlong_as_double(-1);
-  if (lane == 0) g_out[1 + blockIdx.x * (blockDim.x / 32) + warp] = r;
+  if (__double_as_longlong(r) != __double_as_longlong(r0))
+    g_out[0] = __longlong_as_double(-1);
+  if (lane == 0)
+    g_out[1 + blockIdx.x * (blockDim.x / 32) + warp] = r;
 }
 
 template <class T, tcr::WarpReduceAlgorithm A, class In, int N>
 void check_warp_sum(int num_valid, std::uint64_t seed) {
   INFO("seed = ", seed, ", N = ", N, ", num_valid = ", num_valid);
   constexpr int warps = 16;
-  std::vector<In> data = make_data<In>(data_kind::ill_conditioned, std::size_t(warps) * 32 * N, seed);
+  std::vector<In> data =
+      make_data<In>(data_kind::ill_conditioned, std::size_t(warps) * 32 * N, seed);
   for (int w = 0; w < warps; ++w)
-    for (int i = num_valid; i < 32 * N; ++i) data[std::size_t(w) * 32 * N + i] = nan_of<In>();
+    for (int i = num_valid; i < 32 * N; ++i)
+      data[std::size_t(w) * 32 * N + i] = nan_of<In>();
   tcr::test::device_buffer<In> d_in(data);
   tcr::test::device_buffer<double> d_out(std::vector<double>(warps + 1, 0.0));
   warp_sum_kernel<T, A, In, N><<<warps / 4, 128>>>(d_in.get(), num_valid, d_out.get());
@@ -54,10 +59,10 @@ void check_warp_sum(int num_valid, std::uint64_t seed) {
     const tcr::test::mp s = tcr::test::exact_sum(xs);
     const double err = tcr::test::abs_error(res[1 + w], s);
     // Sum2, tree height (N - 1) + 5 (+ 2 M + 3 with tensor cores: covered by the block model)
-    bound_model m = make_model<T, In, N,
-                               A == tcr::WarpReduceAlgorithm::shuffle_tree
-                                   ? BlockReduceAlgorithm::shuffle_tree
-                                   : BlockReduceAlgorithm::tensor_core_fold>(S);
+    bound_model m = make_model < T, In, N,
+                A == tcr::WarpReduceAlgorithm::shuffle_tree
+                    ? BlockReduceAlgorithm::shuffle_tree
+                    : BlockReduceAlgorithm::tensor_core_fold > (S);
     const double bound = sum_bound(m, std::fabs(s.to_double()) * (1 + std::ldexp(1.0, -50)), S);
     INFO("warp ", w, ": result ", res[1 + w], ", exact ", s.to_double(), ", error ", err,
          ", bound ", bound);
@@ -65,7 +70,7 @@ void check_warp_sum(int num_valid, std::uint64_t seed) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("BlockReduce shuffle_tree: every block size, partial tiles (large)") {
@@ -90,7 +95,8 @@ TEST_SUITE("gpu") {
     }
   }
   TEST_CASE("BlockReduce shuffle_tree: every input type and value type (large)") {
-    for (data_kind k : {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+    for (data_kind k :
+         {data_kind::uniform, data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 30000 + 1000 * int(k);
       sweep_valid<128, 8, neumaier<float>, __half>(k, seed + 1);
       sweep_valid<128, 8, neumaier<float>, __nv_bfloat16>(k, seed + 2);
@@ -136,10 +142,13 @@ TEST_SUITE("gpu") {
   }
   TEST_CASE("WarpReduce Sum of item arrays, partial warps") {
     for (int nv : {128, 127, 65, 32, 1, 0})
-      check_warp_sum<neumaier<float>, tcr::WarpReduceAlgorithm::shuffle_tree, float, 4>(nv, 50000 + nv);
+      check_warp_sum<neumaier<float>, tcr::WarpReduceAlgorithm::shuffle_tree, float, 4>(nv,
+                                                                                        50000 + nv);
     for (int nv : {256, 255, 100, 1})
-      check_warp_sum<neumaier<float>, tcr::WarpReduceAlgorithm::tensor_core_fold, __half, 8>(nv, 51000 + nv);
+      check_warp_sum<neumaier<float>, tcr::WarpReduceAlgorithm::tensor_core_fold, __half, 8>(
+          nv, 51000 + nv);
     for (int nv : {512, 511, 17})
-      check_warp_sum<neumaier<float>, tcr::WarpReduceAlgorithm::tensor_core_fold, __nv_fp8_e4m3, 16>(nv, 52000 + nv);
+      check_warp_sum<neumaier<float>, tcr::WarpReduceAlgorithm::tensor_core_fold, __nv_fp8_e4m3,
+                     16>(nv, 52000 + nv);
   }
 }

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <vector>
 
-#define TCR_CHECK_CUDA(expr)                                                    \
-  do {                                                                          \
-    const cudaError_t tcr_err_ = (expr);                                        \
-    REQUIRE_MESSAGE(tcr_err_ == cudaSuccess, #expr " -> ", cudaGetErrorString(tcr_err_)); \
+#define TCR_CHECK_CUDA(expr)                                                                       \
+  do {                                                                                             \
+    const cudaError_t tcr_err_ = (expr);                                                           \
+    REQUIRE_MESSAGE(tcr_err_ == cudaSuccess, #expr " -> ", cudaGetErrorString(tcr_err_));          \
   } while (0)
 
 namespace tcr::test {
@@ -17,16 +17,18 @@ namespace tcr::test {
 // A device buffer that frees itself.
 template <class T>
 class device_buffer {
- public:
+public:
   device_buffer() = default;
   explicit device_buffer(std::size_t n) : n_(n) {
-    if (n) TCR_CHECK_CUDA(cudaMalloc(&p_, n * sizeof(T)));
+    if (n)
+      TCR_CHECK_CUDA(cudaMalloc(&p_, n * sizeof(T)));
   }
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   ~device_buffer() {
-    if (p_) cudaFree(p_);
+    if (p_)
+      cudaFree(p_);
   }
   void upload(const std::vector<T>& host) {
     REQUIRE(host.size() <= n_);
@@ -35,15 +37,16 @@ class device_buffer {
   }
   std::vector<T> download() const {
     std::vector<T> host(n_);
-    if (n_) TCR_CHECK_CUDA(cudaMemcpy(host.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+    if (n_)
+      TCR_CHECK_CUDA(cudaMemcpy(host.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
   T* get() const { return p_; }
   std::size_t size() const { return n_; }
 
- private:
+private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
 };
 
-}  // namespace tcr::test
+} // namespace tcr::test

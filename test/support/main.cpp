@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   if (err != cudaSuccess || devices == 0) {
     std::printf("SKIP: no CUDA device (%s)\n",
                 err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount returned 0");
-    if (gpu_only) return 77;
+    if (gpu_only)
+      return 77;
     context.addFilter("test-suite-exclude", "gpu");
   } else {
     cudaDeviceProp prop{};

@@ -15,10 +15,13 @@ namespace tcr::test {
 // An MPFR number with RAII. 2300 bits hold any sum of doubles exactly (exponents span
 // 2^-1074 .. 2^1024, plus 40 bits of carries); 4400 bits any sum of their products.
 class mp {
- public:
+public:
   static constexpr mpfr_prec_t exact_sum_bits = 2300;
   static constexpr mpfr_prec_t exact_dot_bits = 4400;
-  explicit mp(mpfr_prec_t prec = exact_sum_bits) { mpfr_init2(v_, prec); mpfr_set_zero(v_, 1); }
+  explicit mp(mpfr_prec_t prec = exact_sum_bits) {
+    mpfr_init2(v_, prec);
+    mpfr_set_zero(v_, 1);
+  }
   mp(double x, mpfr_prec_t prec) : mp(prec) { mpfr_set_d(v_, x, MPFR_RNDN); }
   mp(const mp& o) : mp(mpfr_get_prec(o.v_)) { mpfr_set(v_, o.v_, MPFR_RNDN); }
   mp& operator=(const mp& o) {
@@ -32,7 +35,7 @@ class mp {
   double to_double() const { return mpfr_get_d(v_, MPFR_RNDN); }
   float to_float() const { return mpfr_get_flt(v_, MPFR_RNDN); }
 
- private:
+private:
   mpfr_t v_;
 };
 
@@ -42,8 +45,10 @@ inline mp exact_sum(const std::vector<double>& xs, mpfr_prec_t prec = mp::exact_
   terms.reserve(xs.size());
   std::vector<mpfr_ptr> ptrs;
   ptrs.reserve(xs.size());
-  for (double x : xs) terms.emplace_back(x, 64);
-  for (auto& t : terms) ptrs.push_back(t.get());
+  for (double x : xs)
+    terms.emplace_back(x, 64);
+  for (auto& t : terms)
+    ptrs.push_back(t.get());
   mp s(prec);
   mpfr_sum(s.get(), ptrs.data(), ptrs.size(), MPFR_RNDN);
   return s;
@@ -59,9 +64,10 @@ inline mp exact_dot(const std::vector<double>& x, const std::vector<double>& y,
   for (std::size_t i = 0; i < x.size(); ++i) {
     terms.emplace_back(106);
     mpfr_set_d(terms.back().get(), x[i], MPFR_RNDN);
-    mpfr_mul_d(terms.back().get(), terms.back().get(), y[i], MPFR_RNDN);  // exact at 106 bits
+    mpfr_mul_d(terms.back().get(), terms.back().get(), y[i], MPFR_RNDN); // exact at 106 bits
   }
-  for (auto& t : terms) ptrs.push_back(t.get());
+  for (auto& t : terms)
+    ptrs.push_back(t.get());
   mp s(prec);
   mpfr_sum(s.get(), ptrs.data(), ptrs.size(), MPFR_RNDN);
   return s;
@@ -71,9 +77,9 @@ inline mp exact_dot(const std::vector<double>& x, const std::vector<double>& y,
 // passed by rounding the error down).
 inline double abs_error(double res, const mp& exact) {
   mp d(mp::exact_dot_bits + 64);
-  mpfr_sub_d(d.get(), exact.get(), res, MPFR_RNDN);  // exact at this precision
+  mpfr_sub_d(d.get(), exact.get(), res, MPFR_RNDN); // exact at this precision
   mpfr_abs(d.get(), d.get(), MPFR_RNDN);
   return mpfr_get_d(d.get(), MPFR_RNDU);
 }
 
-}  // namespace tcr::test
+} // namespace tcr::test

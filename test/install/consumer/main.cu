@@ -9,7 +9,8 @@ __global__ void block_sum(const float* in, float* out) {
   tcr::neumaier<float> acc;
   acc.add(in[threadIdx.x]);
   const auto total = BlockReduce(s_reduce).Sum(acc);
-  if (threadIdx.x == 0) *out = total.result();
+  if (threadIdx.x == 0)
+    *out = total.result();
 }
 
 int main() {
@@ -22,7 +23,8 @@ int main() {
   cudaMalloc(&d, 129 * sizeof(float));
   float h[128];
   // 2^25, 1, -2^25, 1, ...: exact sum 64; a plain float sum in this order loses every 1.
-  for (int i = 0; i < 128; ++i) h[i] = i % 2 ? 1.0f : (i % 4 ? -33554432.0f : 33554432.0f);
+  for (int i = 0; i < 128; ++i)
+    h[i] = i % 2 ? 1.0f : (i % 4 ? -33554432.0f : 33554432.0f);
   cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
   block_sum<<<1, 128>>>(d, d + 128);
   float r = 0;
