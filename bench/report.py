@@ -23,6 +23,7 @@ highest reachable when 1e16 is not), and for nrm2 values whose squares overflow 
 --write also writes DIR/report.md and DIR/report.txt.
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -38,13 +39,17 @@ THROTTLE = 0.75
 
 
 def load(path):
-    """The JSON at path; None if missing. A file cut short (the benchmark died mid-run) is read up
-    to its last complete entry."""
+    """The JSON at path (or path + ".gz", as large results are committed); None if missing. A
+    file cut short (the benchmark died mid-run) is read up to its last complete entry."""
     try:
         with open(path) as f:
             text = f.read()
     except FileNotFoundError:
-        return None
+        try:
+            with gzip.open(path + ".gz", "rt") as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
