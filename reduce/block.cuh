@@ -129,9 +129,7 @@ public:
     const int tid = linear_tid();
     const int warp = tid / 32;
     const T warp_total = WarpSum().Sum(items, num_valid - warp * 32 * N);
-    int valid_warps = (num_valid + 32 * N - 1) / (32 * N);
-    valid_warps = valid_warps < 1 ? 1 : (valid_warps > warps ? warps : valid_warps);
-    return combine_warps(warp_total, detail::merge_op{}, valid_warps);
+    return combine_warps(warp_total, detail::merge_op{}, valid_warps_for<N>(num_valid));
   }
 
   // The dot product of one pair per thread or arrays x[N], y[N] per thread (blocked), optionally
@@ -150,12 +148,17 @@ public:
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N], int num_valid) {
     const int warp = linear_tid() / 32;
     const T warp_total = WarpTree().Dot(x, y, num_valid - warp * 32 * N);
-    int valid_warps = (num_valid + 32 * N - 1) / (32 * N);
-    valid_warps = valid_warps < 1 ? 1 : (valid_warps > warps ? warps : valid_warps);
-    return combine_warps(warp_total, detail::merge_op{}, valid_warps);
+    return combine_warps(warp_total, detail::merge_op{}, valid_warps_for<N>(num_valid));
   }
 
 private:
+  // Warps holding any of the first num_valid items (N per thread), at least 1.
+  template <int N>
+  __device__ __forceinline__ static int valid_warps_for(int num_valid) {
+    const int w = (num_valid + 32 * N - 1) / (32 * N);
+    return w < 1 ? 1 : (w > warps ? warps : w);
+  }
+
   __device__ __forceinline__ static int linear_tid() {
     return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   }
