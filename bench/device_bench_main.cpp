@@ -15,7 +15,7 @@
 // Flags of its own (the rest go to Google Benchmark):
 //   --tcr_full                 every size 2^10 .. 2^30 and every mode and engine (default, quick:
 //                              2^10, 2^14, 2^18, 2^22, 2^28, 2^30; every mode with the automatic
-//                              engine, and every engine of compensated Sum)
+//                              engine, and every engine of compensated and fast Sum)
 //   --tcr_sizes=10,16,20|10:30 log2 of the sizes      --tcr_types=f32,f16,...   (default all)
 //   --tcr_ops=sum,dot,nrm2,asum (ceilings follow)     --tcr_l2=hot,cold         (default both)
 //   --tcr_min_time=S (0.01)  --tcr_repetitions=N (3)  --tcr_list (print the cases)

@@ -24,21 +24,28 @@
 // anything; tensor_core_chain and tensor_core_fold for Sum of __half, __nv_bfloat16, e4m3, e5m2
 // and float items: each warp sums its items on the tensor cores, then the warps' totals are
 // merged as in shuffle_tree. Reduce and Dot always use the shuffle tree.
-// Default: shuffle_tree (it works for every T, op and input). Per input type, the algorithm to
-// pick for Sum is tcr::block_sum_algorithm_v<In> below. bench/block_bench.cu measures every
-// algorithm per input type (bench/results/); until those numbers are committed the choice rests
-// on SASS instruction counts per call (CUDA 13.0, sm_90, 256 threads, compensated
-// neumaier<float> vs cub::BlockReduce<float> plain sum, including CUB's reuse barrier):
-//   N = 16: f16/bf16 fold 216 vs CUB 120-128, shuffle 344-352; e4m3/e5m2 fold 216-224 vs CUB
-//           152, shuffle 376; f32 shuffle 328 vs CUB 112, fold (bf16x3 split) 504;
-//   N = 64: f16/bf16 fold 296 vs CUB 240-272 (1.1-1.2x), shuffle 744-776; e4m3/e5m2 fold 288-328
-//           vs CUB 384 (below CUB), shuffle 888; f32 shuffle 712 vs CUB 208, fold 1416.
+// Default: shuffle_tree (it works for every T, op and input). Per input type and items per
+// thread, the algorithm to pick for a compensated Sum is tcr::block_sum_algorithm_v<In, N> below,
+// chosen by measurement: bench/block_bench.cu on the H200 (bench/results/2026-11-30-h200/
+// block.json; 256 threads, each block reducing register tiles 512 times; time per block call of
+// tcr's BlockReduce<neumaier<float>> against cub::BlockReduce<float>'s plain sum with its result
+// broadcast to every thread, which is tcr's contract):
+//            N = 4: shuffle / fold / chain      N = 16                 N = 64
+//   f32      4.0x  (tensor cores: not exact)    4.4x                   3.2x
+//   f16      3.7x                               3.7x                   3.6x
+//   bf16     3.7x                               3.5x                   2.9x
+//   e4m3     3.4x / 3.4x / 3.2x                 2.6x / 1.8x / 1.7x     2.1x / 0.92x / 0.81x
+//   e5m2     3.4x / 4.0x / (not exact)          2.6x / 2.5x            2.1x / 1.9x
 // The compensated contract (DESIGN.md section 5) lets tensor cores in only where their sums are
-// exact: e4m3 and e5m2 under tensor_core_fold (e5m2 then costs 4 MMAs per 512 items instead of
-// 2; its count above is for the native path and is to be re-measured). f16, bf16 and float keep
-// the shuffle tree for compensated sums (their MMAs round: fast-mode accuracy only). Fast (plain
-// float) sums: tensor_core_chain is below CUB's count for 8/16-bit inputs (f16 N = 64: 168 vs
-// 240).
+// exact: e4m3 under both tensor-core algorithms (f16 MMAs, chains of at most 4), e5m2 under
+// tensor_core_fold (exact bands; its chain runs the native, rounding e5m2 MMA). f16, bf16 and
+// float keep the shuffle tree (their MMAs round: fast-mode accuracy only). Why a compensated sum
+// on CUDA cores costs 3-4x a plain one (the 1.3x target of DESIGN.md is out of reach there): a
+// Neumaier step is 7 FADDs per item where the plain sum has 1, and each merge of the tree ~8
+// FADDs where the plain tree has 1 (notes/block-cost.md counts the SASS).
+// Plain (fast) float sums, T = float: tensor_core_chain beats the shuffle tree for 8- and 16-bit
+// items from N = 16 (f16 N = 64: 0.92x CUB against 1.09x; e5m2 N = 64: 0.50x against 1.07x), the
+// shuffle tree is cheaper at N = 4 and for float items.
 #pragma once
 
 #include <type_traits>
@@ -54,12 +61,13 @@ enum class BlockReduceAlgorithm {
   tensor_core_fold,  // mma.sync against ones, C = 0, each D folded into T
 };
 
-// The algorithm to use for a compensated block Sum of In items (see the numbers above).
-template <class In>
+// The algorithm to use for a compensated block Sum of N In items per thread (see the numbers
+// above): the fastest one whose sums are exact or compensated.
+template <class In, int N = 16>
 inline constexpr BlockReduceAlgorithm block_sum_algorithm_v =
-    std::is_same_v<In, __nv_fp8_e4m3> || std::is_same_v<In, __nv_fp8_e5m2>
-        ? BlockReduceAlgorithm::tensor_core_fold
-        : BlockReduceAlgorithm::shuffle_tree;
+    std::is_same_v<In, __nv_fp8_e4m3>             ? BlockReduceAlgorithm::tensor_core_chain
+    : std::is_same_v<In, __nv_fp8_e5m2>&& N >= 16 ? BlockReduceAlgorithm::tensor_core_fold
+                                                  : BlockReduceAlgorithm::shuffle_tree;
 
 template <class T, int BLOCK_THREADS,
           BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::shuffle_tree>

@@ -23,10 +23,22 @@
 // Finite inputs whose exact result is finite give a finite result (intermediate overflow is
 // caught and rescaled on a rare path); Inf and NaN propagate as in plain summation (Nrm2: NaN if
 // any element is NaN, else +inf if any is infinite). How: compensated/wide.cuh.
-// Accuracy::fast and Accuracy::double_word currently run the compensated path (whose bound is
-// the stronger one). Engine: fp8 Sum and Asum run on tensor cores (exact f16 MMAs, see
-// mma/tile_sum.cuh) unless Engine::cuda_core is asked for; every other operation runs on CUDA
-// cores, and Engine::tensor_core there gives cudaErrorNotSupported.
+//
+// Accuracy::fast: |res - s| <= u|s| + c u S with c = fast_error_constant<In, Out>() below,
+// independent of n. Sum and Asum of __half and __nv_bfloat16 run the seed paper's method on
+// tensor cores: chains of 4 MMAs with FP32 accumulators (c = 289 from the Hopper model of
+// mma/tile_sum.cuh), each chain's result folded into a compensated accumulator, compensated
+// merges. Every other operation and type runs the compensated path, which meets the fast bound
+// with c = 1 (its error before the final rounding is below 2^-40 S <= 2^-16 u S for a float
+// result and 2^-88 S for a double one).
+// Accuracy::double_word runs the compensated path (the double machinery for double, dd and
+// inputs of type double; ask for a df32 / dd result to get the unrounded pair).
+// Engine: Engine::automatic picks by measurement (bench/results/): CUDA cores for every
+// compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
+// tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16. Engine::tensor_core
+// forces the tensor cores where a path exists in the requested mode: fp8 Sum / Asum (exact f16
+// MMAs, any mode) and half / bfloat16 Sum / Asum in fast mode; elsewhere it gives
+// cudaErrorNotSupported. Engine::cuda_core always works.
 //
 // Execution: one kernel launch for every n (including n = 0, which writes 0, or init for
 // Reduce); no host synchronisation, no allocation in the two-phase form, capturable in a CUDA
@@ -58,6 +70,25 @@ struct ReduceOptions {
   Accuracy accuracy = Accuracy::compensated;
   Engine engine = Engine::automatic;
 };
+
+// The constant c of Accuracy::fast's bound |res - s| <= u|s| + c u S for Sum and Asum of In into
+// Out (u: Out's unit roundoff; Dot and Nrm2 run the compensated path: c = 1). Half and bfloat16
+// on tensor cores: a chain of R = 4 m16n8k16 MMAs (K = 16, 24-bit accumulator) adds at most
+// mma::tile_error_bound(4, 16, 24, S_chain) = 2 * 4 * 18 * 2^-23 S_chain = 288 u_f S_chain, and
+// the chains' S_chain add up to S; the compensated folds and merges and the final rounding
+// to Out add u|s| plus less than u_f S (the compensated path's 2^-40 S). For a double result
+// (u = 2^-53) the same absolute error is 289 * 2^29 u S. Everything else: c = 1.
+template <class In, class Out>
+constexpr double fast_error_constant() {
+  constexpr bool tc = std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>;
+  constexpr bool double_result = std::is_same_v<Out, double> || std::is_same_v<Out, dd>;
+  if constexpr (!tc)
+    return 1.0;
+  else if constexpr (double_result)
+    return 289.0 * 536870912.0; // 289 u_f = 289 * 2^29 u_d
+  else
+    return 289.0;
+}
 
 namespace detail {
 namespace device {
@@ -338,12 +369,21 @@ private:
     static_assert(detail::device::is_result_type_v<Out>,
                   "tcr::DeviceReduce: the result must be float, double, tcr::df32 or tcr::dd");
     using namespace detail::device;
-    constexpr bool tc_capable = is_fp8_v<In> && (Op == op_kind::sum || Op == op_kind::asum);
-    if constexpr (tc_capable) {
-      if (options.engine != Engine::cuda_core) { // automatic: tensor cores for fp8 sums
+    constexpr bool sum_like = Op == op_kind::sum || Op == op_kind::asum;
+    constexpr bool tc_exact = is_fp8_v<In> && sum_like; // exact MMAs: any accuracy mode
+    constexpr bool tc_fast =
+        (std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>)&&sum_like;
+    if constexpr (tc_exact || tc_fast) {
+      // automatic: by measurement (bench/results/2026-11-30-h200): fp8 sums are faster on CUDA
+      // cores (exact plain-float chunks) at every size; fast f16 / bf16 sums on tensor cores.
+      const bool use_tc =
+          options.engine == Engine::tensor_core || (tc_fast && options.engine == Engine::automatic);
+      const bool allowed = tc_exact || options.accuracy == Accuracy::fast;
+      if (use_tc && allowed)
         return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
-                   fp8_tc_traits<Op, In, Out>{});
-      }
+                   tc_traits<Op, In, Out>{});
+      if (use_tc && options.engine == Engine::tensor_core) // f16 / bf16: MMAs round
+        return cudaErrorNotSupported;
     }
     return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
                traits<Op, In, In, Out>{}, options.engine != Engine::tensor_core);

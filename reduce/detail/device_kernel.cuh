@@ -11,9 +11,17 @@
 // and the grid size. A block that finds W carrying the key increments it (atomicAdd, no
 // contention); a block that finds another key treats the count as 0 and installs key | 1 with
 // atomicCAS (only the first arrivals of a call on fresh storage do this). The last block resets
-// W to key | 0, so the next call on the same storage takes the atomicAdd path from its first
-// arrival. Residual risk: storage whose first word happens to equal key | c with c != 0 before
-// the first call (probability 2^-48 for arbitrary contents) makes that call wrong.
+// W to key | 0 when it is done, so the next call on the same storage takes the atomicAdd path
+// from its first arrival. Residual risk: storage whose first word happens to equal key | c with
+// c != 0 before the first call (probability 2^-48 for arbitrary contents) makes that call wrong.
+//
+// Latency: a block's arrival costs three dependent L2 round trips after its block reduction
+// (the partial's store under a release fence, the atomic, the last block's loads of the
+// partials). W is read at kernel start, while the block still loads its input: any value W
+// holds during the call (or the previous call's reset) is a valid hint, since the key, once
+// installed, stays until the last block of this call resets it, and a stale hint only sends a
+// block through the compare-and-swap loop, which re-reads W. The reset is a plain store at the
+// very end, so no fence waits for it.
 #pragma once
 
 #include <cstddef>
@@ -90,19 +98,16 @@ __device__ __forceinline__ T load_cg(const T* p) {
   return v;
 }
 
-// True for exactly one block of the grid: the last to arrive. See the header comment.
+// True for exactly one block of the grid: the last to arrive. `seen`: a value read from word
+// earlier in this call (see the header comment). The last block resets word with reset_arrival.
 __device__ __forceinline__ bool arrive_last(unsigned long long* word, unsigned long long key,
-                                            unsigned grid) {
+                                            unsigned grid, unsigned long long seen) {
   constexpr unsigned long long count_mask = 0xffffull;
-  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word);
   for (;;) {
     if ((seen & ~count_mask) == key) {
       const unsigned long long old = atomicAdd(word, 1ull);
       // The key stays until the last block of this call resets the word, so old carries it.
-      const bool last = (old & count_mask) + 1 == grid;
-      if (last)
-        atomicExch(word, key);
-      return last;
+      return (old & count_mask) + 1 == grid;
     }
     const bool last = grid == 1;
     const unsigned long long prev = atomicCAS(word, seen, last ? key : (key | 1ull));
@@ -110,6 +115,15 @@ __device__ __forceinline__ bool arrive_last(unsigned long long* word, unsigned l
       return last;
     seen = prev; // another block got there first: look again
   }
+}
+
+__device__ __forceinline__ unsigned long long peek_arrival(const unsigned long long* word) {
+  return *reinterpret_cast<const volatile unsigned long long*>(word);
+}
+
+// After every block has arrived: the next call on this storage finds key | 0.
+__device__ __forceinline__ void reset_arrival(unsigned long long* word, unsigned long long key) {
+  *reinterpret_cast<volatile unsigned long long*>(word) = key;
 }
 
 struct kernel_params {
@@ -153,6 +167,11 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
 
+  // The arrival word, read now so that the read overlaps the loads (see the header comment).
+  unsigned long long r_seen = 0;
+  if (gridDim.x > 1 && threadIdx.x == 0)
+    r_seen = peek_arrival(p.arrival);
+
   Acc r_acc{}; // this thread's elements, in a fixed order
 
   // Vector region on tensor cores: the warp-wide MMAs need every lane, so the unrolled loop runs
@@ -168,12 +187,19 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
 #pragma unroll
       for (int u = 0; u < Unroll; ++u)
         load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-      k.tc_add(r_tc, r_x);
+      k.tc_add(r_tc, r_acc, r_x);
     }
-    for (; v < p.nvec; v += stride) {
-      X r_x[V];
-      load_vec(g_xv + v * V, r_x);
-      k.add_vec(r_acc, r_x, r_x);
+    // The rest: up to Unroll vectors per lane, loaded at once, added one by one in order.
+    for (; v < p.nvec; v += Unroll * stride) {
+      X r_x[Unroll][V];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (v + u * stride < p.nvec)
+          load_vec(g_xv + (v + u * stride) * V, r_x[u]);
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (v + u * stride < p.nvec)
+          k.add_vec(r_acc, r_x[u], r_x[u]);
     }
     r_acc = k.merge(r_acc, k.tc_share(r_tc));
   } else if constexpr (V > 1) {
@@ -192,13 +218,22 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
       }
       k.add_vecs(r_acc, r_x, r_y);
     }
-    for (; v < p.nvec; v += stride) {
-      X r_x[V];
-      YL r_y[V];
-      load_vec(g_xv + v * V, r_x);
-      if constexpr (binary)
-        load_vec(g_yv + v * V, r_y);
-      k.add_vec(r_acc, r_x, r_y);
+    // The rest (fewer than Unroll vectors): loaded at once, added one by one in order.
+    if (v < p.nvec) {
+      X r_x[Unroll][V];
+      YL r_y[Unroll][V];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        if (v + u * stride < p.nvec) {
+          load_vec(g_xv + (v + u * stride) * V, r_x[u]);
+          if constexpr (binary)
+            load_vec(g_yv + (v + u * stride) * V, r_y[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (v + u * stride < p.nvec)
+          k.add_vec(r_acc, r_x[u], r_y[u]);
     }
   }
   // Scalar region: [0, head) and [head + nvec * V, n), one element at a time.
@@ -235,19 +270,39 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   P* g_partials = reinterpret_cast<P*>(p.partials);
   if (threadIdx.x == 0) {
     g_partials[blockIdx.x] = block_total;
-    __threadfence(); // the partial is visible before the arrival is
-    s_last = arrive_last(p.arrival, p.key, gridDim.x);
+    __threadfence(); // release: the partial is visible before the arrival is
+    const bool last = arrive_last(p.arrival, p.key, gridDim.x, r_seen);
+    if (last)
+      __threadfence(); // acquire: every partial is visible to this block after the barrier
+    s_last = last;
   }
   __syncthreads();
   if (!s_last)
     return;
-  __threadfence(); // every other block's partial is visible from here on
+  // Thread t merges partials t, t + 256, ... (at most max_grid / block_threads = 8) in block
+  // order, so the result does not depend on which block came last; the loads go out together.
+  constexpr int per_thread = max_grid / block_threads;
+  constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
+  static_assert(per_thread % batch == 0, "partials per thread");
+  const int grid = static_cast<int>(gridDim.x);
   P r_merged{};
-  for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += block_threads)
-    r_merged = k.merge_partials(r_merged, load_cg(g_partials + b)); // block order: deterministic
+#pragma unroll 1
+  for (int b0 = threadIdx.x; b0 < grid; b0 += batch * block_threads) {
+    P r_part[batch];
+#pragma unroll
+    for (int j = 0; j < batch; ++j)
+      if (b0 + j * block_threads < grid)
+        r_part[j] = load_cg(g_partials + b0 + j * block_threads);
+#pragma unroll
+    for (int j = 0; j < batch; ++j)
+      if (b0 + j * block_threads < grid)
+        r_merged = k.merge_partials(r_merged, r_part[j]);
+  }
   const P total = combine(r_merged);
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
     k.store(p.out, total);
+    reset_arrival(p.arrival, p.key);
+  }
 }
 
 } // namespace device

@@ -370,36 +370,64 @@ private:
   }
 };
 
-// Sum and Asum of fp8 on tensor cores: each lane's 16-byte vectors are its lane tiles; f16 MMAs
-// against ones sum them exactly (mma::tile_path::exact_f16 for e4m3, exact_bands_f16 for e5m2,
-// proofs in mma/tile_sum.cuh), and every D value (exact, a float) is folded into the lane's
-// accumulator. Lanes l and l ^ 1 receive the same D rows: tc_share keeps one copy.
+// Sum and Asum on tensor cores: each lane's 16-byte vectors are its lane tiles, summed by
+// mma.sync against ones (mma/tile_sum.cuh), Unroll tiles per call in one chain whose final D is
+// folded into the lane's accumulator. Lanes l and l ^ 1 receive the same D rows: tc_share keeps
+// one copy.
+//   fp8 (compensated and fast): exact f16 MMAs (tile_path::exact_f16 for e4m3, exact_bands_f16
+//     for e5m2, proofs in mma/tile_sum.cuh), so every folded D is the exact sum of its terms.
+//   __half, __nv_bfloat16 (Accuracy::fast only): the native f16 / bf16 MMA with FP32 accumulation,
+//     chained through the Unroll MMAs of a call (chain_in_tensor_core). Each call adds at most
+//     mma::tile_error_bound(Unroll, 16, 24, S_call) (the Hopper model: alignment and final
+//     truncation to 24 bits); the folds into the compensated accumulator and the merges add
+//     second-order terms only. See fast_error_constant in reduce/device.cuh.
 template <op_kind Op, class X, class Out>
-struct fp8_tc_traits : traits<Op, X, X, Out> {
-  static_assert(is_fp8_v<X> && (Op == op_kind::sum || Op == op_kind::asum),
-                "tensor-core device reductions: fp8 Sum and Asum only");
+struct tc_traits : traits<Op, X, X, Out> {
+  static constexpr bool fp8 = is_fp8_v<X>;
+  static_assert((fp8 || std::is_same_v<X, __half> ||
+                 std::is_same_v<X, __nv_bfloat16>)&&(Op == op_kind::sum || Op == op_kind::asum),
+                "tensor-core device reductions: Sum and Asum of fp8, half and bfloat16 only");
   using base = traits<Op, X, X, Out>;
   using typename base::acc_type;
   static constexpr bool tensor_core = true;
 
-  // Warp-wide: all 32 lanes must call, with U vectors each.
+  // Warp-wide: all 32 lanes must call, with U vectors each. tc: the lane's tensor-core share
+  // (merged over even lanes only, see tc_share); acc: the lane's own CUDA-core accumulator.
+  // half / bfloat16: a chain whose D is not finite (an Inf or NaN input, or bfloat16 data whose
+  // row sums overflow float) is dropped and every lane adds its own vectors on the CUDA cores
+  // instead (a warp-uniform rare path), so Inf and NaN propagate as in plain summation and no
+  // spurious Inf arises.
   template <int U, int N>
-  __device__ __forceinline__ static void tc_add(acc_type& tc, const X (&x)[U][N]) {
+  __device__ __forceinline__ static void tc_add(acc_type& tc, acc_type& acc, const X (&x)[U][N]) {
     static_assert(N * sizeof(X) == sizeof(mma::lane_tile<X>), "one 16-byte vector per lane tile");
     mma::lane_tile<X> tiles[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       std::memcpy(tiles[u].w, x[u], sizeof tiles[u].w);
       if constexpr (Op == op_kind::asum) {
+        constexpr uint32_t magnitude = fp8 ? 0x7f7f7f7fu : 0x7fff7fffu; // |x|: sign bits cleared
 #pragma unroll
         for (int j = 0; j < mma::lane_tile<X>::words; ++j)
-          tiles[u].w[j] &= 0x7f7f7f7fu; // |x|
+          tiles[u].w[j] &= magnitude;
       }
     }
-    constexpr mma::tile_path path = std::is_same_v<X, __nv_fp8_e4m3>
-                                        ? mma::tile_path::exact_f16
-                                        : mma::tile_path::exact_bands_f16;
-    mma::lane_tile_sum<mma::chain_in_tensor_core, path>(tiles, tc);
+    if constexpr (fp8) {
+      constexpr mma::tile_path path = std::is_same_v<X, __nv_fp8_e4m3>
+                                          ? mma::tile_path::exact_f16
+                                          : mma::tile_path::exact_bands_f16;
+      mma::lane_tile_sum<mma::chain_in_tensor_core, path>(tiles, tc);
+    } else {
+      static_assert(U <= 4, "one chain per call: the fast bound assumes R <= 4");
+      float d = 0.f; // the chain's D (one fold: 0 + D)
+      mma::lane_tile_sum<mma::chain_in_tensor_core, mma::tile_path::native>(tiles, d);
+      if (__any_sync(0xffffffffu, !isfinite(d))) {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          base::add_vec(acc, x[u], x[u]);
+      } else {
+        tc = tcr::accumulate(tc, d);
+      }
+    }
   }
   __device__ __forceinline__ static acc_type tc_share(const acc_type& tc) {
     return mma::share_of(tc);

@@ -160,6 +160,15 @@ TEST_SUITE("gpu") {
     CHECK(tcr::DeviceReduce::Sum(x.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
     CHECK(tcr::DeviceReduce::Dot(x.get(), x.get(), out.get(), 100, 0, opt) ==
           cudaErrorNotSupported);
+    // half / bfloat16 sums have a tensor-core path in fast mode only (their MMAs round).
+    device_buffer<__half> h(std::vector<__half>(100, __float2half(1.0f)));
+    CHECK(tcr::DeviceReduce::Sum(h.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
+    CHECK(tcr::DeviceReduce::Nrm2(h.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
+    opt.accuracy = tcr::Accuracy::fast;
+    CHECK(tcr::DeviceReduce::Sum(h.get(), out.get(), 100, 0, opt) == cudaSuccess);
+    CHECK(tcr::DeviceReduce::Nrm2(h.get(), out.get(), 100, 0, opt) == cudaErrorNotSupported);
+    TCR_CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK(out.download()[0] == 100.0f);
   }
 
   TEST_CASE("Sum: GenSum data, cond 1 .. 1e32 (float, double)") {
@@ -233,16 +242,19 @@ TEST_SUITE("gpu") {
   }
 
   TEST_CASE("Sum/Asum: Inf and NaN propagate as in plain summation") {
-    auto check_specials = [](auto tag) {
+    // fp8 also on the tensor-core engine (not the automatic choice) and f16 / bf16 also in fast
+    // mode (tensor cores).
+    auto check_specials = [](auto tag, tcr::ReduceOptions opt = {}) {
       using T = decltype(tag);
       const double inf = std::numeric_limits<double>::infinity();
       for (std::int64_t n : {std::int64_t(7), std::int64_t(5000), std::int64_t(300001)}) {
-        INFO(type_name<T>(), " n = ", n);
+        INFO(type_name<T>(), " n = ", n, ", accuracy ", static_cast<int>(opt.accuracy), ", engine ",
+             static_cast<int>(opt.engine));
         std::vector<T> x(n, to_type<T>(1.0));
         padded_device<T>* d = nullptr;
         auto result = [&](op o) {
           d = new padded_device<T>(x, 1);
-          const float r = run_device<float>(o, d->get(), d->get(), n);
+          const float r = run_device<float>(o, d->get(), d->get(), n, opt);
           delete d;
           return r;
         };
@@ -263,5 +275,11 @@ TEST_SUITE("gpu") {
     check_specials(__nv_bfloat16{});
     check_specials(__nv_fp8_e4m3{});
     check_specials(__nv_fp8_e5m2{});
+    const tcr::ReduceOptions tc{tcr::Accuracy::compensated, tcr::Engine::tensor_core};
+    check_specials(__nv_fp8_e4m3{}, tc);
+    check_specials(__nv_fp8_e5m2{}, tc);
+    const tcr::ReduceOptions fast_tc{tcr::Accuracy::fast, tcr::Engine::tensor_core};
+    check_specials(__half{}, fast_tc);
+    check_specials(__nv_bfloat16{}, fast_tc);
   }
 }

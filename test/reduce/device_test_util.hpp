@@ -186,12 +186,12 @@ cudaError_t call(op o, void* temp, std::size_t& bytes, const InX* x, const InY* 
 
 // Runs o on device data and returns the result.
 template <class Out, class InX, class InY>
-Out run_device(op o, const InX* dx, const InY* dy, std::int64_t n) {
+Out run_device(op o, const InX* dx, const InY* dy, std::int64_t n, ReduceOptions opt = {}) {
   std::size_t bytes = 0;
-  TCR_CHECK_CUDA(call(o, nullptr, bytes, dx, dy, static_cast<Out*>(nullptr), n));
+  TCR_CHECK_CUDA(call(o, nullptr, bytes, dx, dy, static_cast<Out*>(nullptr), n, 0, opt));
   temp_storage temp(bytes);
   device_buffer<Out> out(1);
-  TCR_CHECK_CUDA(call(o, temp.get(), bytes, dx, dy, out.get(), n));
+  TCR_CHECK_CUDA(call(o, temp.get(), bytes, dx, dy, out.get(), n, 0, opt));
   TCR_CHECK_CUDA(cudaDeviceSynchronize());
   return out.download()[0];
 }
@@ -213,9 +213,10 @@ constexpr double format_floor() {
 // Checks res against the contract of o for data x (and y for Dot), given as exact doubles.
 // narrow: every value has at most 26 significant bits and lies in float's range, so products
 // are exact in double and the fast Kulisch references apply.
+// fast_c: > 0 checks Accuracy::fast's bound u|s| + fast_c u S instead (Sum, Asum, Dot).
 template <class Out>
 void check_contract(op o, double res, const std::vector<double>& x, const std::vector<double>& y,
-                    bool narrow) {
+                    bool narrow, double fast_c = 0) {
   const double u = unit_roundoff<Out>();
   if (o == op::nrm2) {
     const mp ssq = narrow ? fast_exact_dot(x, x) : exact_dot(x, x);
@@ -237,27 +238,37 @@ void check_contract(op o, double res, const std::vector<double>& x, const std::v
   }
   INFO(op_name(o), ": result ", res, ", exact ", s.to_double(), ", error / (|s| + S) ",
        scaled_error(res, s, S));
-  CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>(), format_floor<Out>()));
+  if (fast_c > 0)
+    CHECK(within_bound(res, s, S, u, fast_c * u, format_floor<Out>()));
+  else
+    CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>(), format_floor<Out>()));
 }
 
 // Uploads x (and y) at the given element offsets, runs o, checks the contract.
+// With opt.accuracy == Accuracy::fast, Sum / Asum / Dot are checked against the fast bound
+// (tcr::fast_error_constant), Nrm2 against its one bound.
 template <class Out, class InX, class InY = InX>
 void run_and_check(op o, const typed_data<InX>& x, std::size_t offset_x,
-                   const typed_data<InY>* y = nullptr, std::size_t offset_y = 0) {
+                   const typed_data<InY>* y = nullptr, std::size_t offset_y = 0,
+                   ReduceOptions opt = {}) {
   const std::int64_t n = static_cast<std::int64_t>(x.t.size());
   INFO(op_name(o), "<", type_name<InX>(),
        (y ? std::string(", ") + type_name<InY>() : std::string()), " -> ", type_name<Out>(),
-       "> n = ", n, ", offsets ", offset_x, " ", offset_y);
+       "> n = ", n, ", offsets ", offset_x, " ", offset_y, ", accuracy ",
+       static_cast<int>(opt.accuracy), ", engine ", static_cast<int>(opt.engine));
   padded_device<InX> dx(x.t, offset_x);
   Out res;
   if (y) {
     padded_device<InY> dy(y->t, offset_y);
-    res = run_device<Out>(o, dx.get(), dy.get(), n);
+    res = run_device<Out>(o, dx.get(), dy.get(), n, opt);
   } else {
-    res = run_device<Out>(o, dx.get(), dx.get(), n);
+    res = run_device<Out>(o, dx.get(), dx.get(), n, opt);
   }
   constexpr bool narrow = !std::is_same_v<InX, double> && !std::is_same_v<InY, double>;
-  check_contract<Out>(o, static_cast<double>(res), x.d, y ? y->d : x.d, narrow);
+  const double fast_c = opt.accuracy != Accuracy::fast ? 0.0
+                        : o == op::dot                 ? 1.0
+                                                       : fast_error_constant<InX, Out>();
+  check_contract<Out>(o, static_cast<double>(res), x.d, y ? y->d : x.d, narrow, fast_c);
 }
 
 } // namespace tcr::test

@@ -32,6 +32,25 @@ TEST_SUITE("gpu") {
     check_block_sum<neumaier<float>, __nv_fp8_e5m2, 64, 16, fold>(k, 64 * 16 - 1, 17004, 2);
     check_block_sum<float, __nv_fp8_e5m2, 256, 1, chain>(k, 255, 17005, 2);
   }
+  TEST_CASE("block_sum_algorithm_v: the default algorithms meet the compensated bound") {
+    using tcr::block_sum_algorithm_v;
+    static_assert(block_sum_algorithm_v<__nv_fp8_e4m3, 4> == chain);
+    static_assert(block_sum_algorithm_v<__nv_fp8_e5m2, 4> ==
+                  tcr::BlockReduceAlgorithm::shuffle_tree);
+    static_assert(block_sum_algorithm_v<__nv_fp8_e5m2, 16> == fold);
+    static_assert(block_sum_algorithm_v<float, 64> == tcr::BlockReduceAlgorithm::shuffle_tree);
+    for (data_kind k : {data_kind::same_sign_wide, data_kind::ill_conditioned}) {
+      const std::uint64_t seed = 17100 + 10 * int(k);
+      check_block_sum<neumaier<float>, __nv_fp8_e4m3, 256, 4,
+                      block_sum_algorithm_v<__nv_fp8_e4m3, 4>>(k, 256 * 4, seed + 1, 2);
+      check_block_sum<neumaier<float>, __nv_fp8_e4m3, 256, 64,
+                      block_sum_algorithm_v<__nv_fp8_e4m3, 64>>(k, 256 * 64 - 3, seed + 2, 2);
+      check_block_sum<neumaier<float>, __nv_fp8_e5m2, 256, 4,
+                      block_sum_algorithm_v<__nv_fp8_e5m2, 4>>(k, 256 * 4 - 1, seed + 3, 2);
+      check_block_sum<neumaier<float>, __nv_fp8_e5m2, 256, 64,
+                      block_sum_algorithm_v<__nv_fp8_e5m2, 64>>(k, 256 * 64, seed + 4, 2);
+    }
+  }
   TEST_CASE("BlockReduce tensor cores, e4m3 and e5m2: Inf, NaN and signed zeros") {
     check_specials<neumaier<float>, __nv_fp8_e4m3, 128, 16, fold>();
     check_specials<float, __nv_fp8_e4m3, 96, 16, chain>();
