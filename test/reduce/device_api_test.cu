@@ -308,6 +308,7 @@ TEST_SUITE("gpu") {
     TCR_CHECK_CUDA(cudaStreamSynchronize(s2));
     const auto r = out.download();
     for (int rep = 0; rep < 64; ++rep) {
+      INFO("rep ", rep);
       CHECK(r[2 * rep] == ra);
       CHECK(r[2 * rep + 1] == rb);
     }

@@ -159,8 +159,12 @@ inline const char* op_name(op o) {
 // compute-sanitizer initcheck quiet about the arrival word).
 class temp_storage {
 public:
+  // cudaMemset returns before it completes and runs on the legacy default stream, which
+  // non-blocking streams do not wait for: synchronise, or a call on such a stream could see the
+  // fill land in the middle of its arrival protocol.
   explicit temp_storage(std::size_t bytes, int pattern = 0xa5) : buf_(bytes) {
     TCR_CHECK_CUDA(cudaMemset(buf_.get(), pattern, bytes));
+    TCR_CHECK_CUDA(cudaDeviceSynchronize());
   }
   void* get() const { return buf_.get(); }
 
