@@ -188,15 +188,16 @@ TCR_HD void split_bf16x3(float x, uint32_t& hi, uint32_t& mid, uint32_t& lo) {
   lo = lo_bits >> 16; // exact: lo's low 16 bits are zero
 }
 
-template <class T>
-__device__ __forceinline__ T shfl_xor(const T& v, int mask) {
+// Applies a 32-bit shuffle (a functor of one word) to every word of a trivially copyable value.
+template <class T, class Shuffle>
+__device__ __forceinline__ T shuffle_words(const T& v, Shuffle shuffle) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
   constexpr int words = (sizeof(T) + 3) / 4;
   uint32_t in[words] = {}, out[words];
   std::memcpy(in, &v, sizeof(T));
 #pragma unroll
   for (int i = 0; i < words; ++i)
-    out[i] = __shfl_xor_sync(0xffffffffu, in[i], mask);
+    out[i] = shuffle(in[i]);
   T r;
   std::memcpy(&r, out, sizeof(T));
   return r;
@@ -413,26 +414,20 @@ __device__ __forceinline__ Acc share_of(const Acc& acc) {
 }
 
 // The merge of the 16 even lanes' accumulators (lane_tile_sum leaves lanes l and l ^ 1 with the
-// same share). Every lane receives the same bits: the odd lanes first take their even
-// neighbour's accumulator (D's columns are equal row sums, but nothing promises the tensor core
-// rounds two columns alike), then partners combine in lane order.
+// same share). Every lane receives the same bits: a shfl.down tree over the even lanes (lane l
+// merges lanes [l, l + 2 delta) at level delta, lower lanes first) into lane 0, then one
+// broadcast. D's columns are equal row sums, but nothing promises the tensor core rounds two
+// columns alike, so only the even lanes' copies are used. (Cheaper than a butterfly, which
+// needs two selects per word and level to keep the operand order; the same tree.)
 template <class Acc>
 __device__ __forceinline__ Acc merge_shares(Acc acc) {
-  const int lane = detail::lane_id();
-  {
-    const Acc even = detail::shfl_xor(acc, 1);
-    if (lane & 1)
-      acc = even;
-  }
 #pragma unroll
-  for (int mask = 2; mask < 32; mask *= 2) {
-    const Acc other = detail::shfl_xor(acc, mask);
-    const bool upper = (lane & mask) != 0;
-    const Acc lo = upper ? other : acc; // select the operands, then one merge (no divergence)
-    const Acc hi = upper ? acc : other;
-    acc = tcr::merge(lo, hi);
+  for (int delta = 2; delta < 32; delta *= 2) {
+    const Acc other = detail::shuffle_words(
+        acc, [=](uint32_t w) { return __shfl_down_sync(0xffffffffu, w, delta); });
+    acc = tcr::merge(acc, other); // lanes past 31 - delta (and odd lanes) merge unused values
   }
-  return acc;
+  return detail::shuffle_words(acc, [](uint32_t w) { return __shfl_sync(0xffffffffu, w, 0); });
 }
 
 // Earlier names (the first version of this header kept quad-shared accumulators); they now do

@@ -35,9 +35,9 @@
 // inputs of type double; ask for a df32 / dd result to get the unrounded pair).
 // Engine: Engine::automatic picks by measurement (bench/results/): CUDA cores for every
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
-// tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16. Engine::tensor_core
-// forces the tensor cores where a path exists in the requested mode: fp8 Sum / Asum (exact f16
-// MMAs, any mode) and half / bfloat16 Sum / Asum in fast mode; elsewhere it gives
+// tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16 from 2^16 elements.
+// Engine::tensor_core forces the tensor cores where a path exists in the requested mode: fp8 Sum /
+// Asum (exact f16 MMAs, any mode) and half / bfloat16 Sum / Asum in fast mode; elsewhere it gives
 // cudaErrorNotSupported. Engine::cuda_core always works.
 //
 // Execution: one kernel launch for every n (including n = 0, which writes 0, or init for
@@ -211,6 +211,20 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
     return err;
   constexpr int unroll = binary ? 2 : 4;
   auto kernel = reduce_kernel<K, unroll>;
+  const std::int64_t bytes = n * elem_bytes;
+  if (bytes > bytes_per_block && bytes <= single_block_bytes_v<K>) {
+    // Mid-small inputs: one block of 512 or 1024 threads (see single_block_threads_v).
+    kernel_params p{};
+    p.x = x;
+    p.y = y;
+    p.n = n;
+    p.head = head;
+    p.nvec = nvec;
+    p.out = out;
+    constexpr int threads = single_block_threads_v<K>;
+    reduce_kernel<K, unroll, threads><<<1, threads, 0, stream>>>(p, k);
+    return cudaPeekAtLastError();
+  }
   int grid = resident_blocks(kernel, device);
   const std::int64_t by_size = partials_for(n, elem_bytes);
   if (grid > by_size)
@@ -374,10 +388,15 @@ private:
     constexpr bool tc_fast =
         (std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>)&&sum_like;
     if constexpr (tc_exact || tc_fast) {
-      // automatic: by measurement (bench/results/2026-11-30-h200): fp8 sums are faster on CUDA
-      // cores (exact plain-float chunks) at every size; fast f16 / bf16 sums on tensor cores.
+      // automatic, by measurement (bench/results/2026-11-30-h200-37a88d7, cold L2): fp8 sums are
+      // faster on CUDA cores (exact plain-float chunks) at every size (e5m2 2^30: 291 against
+      // 311 us; e4m3 equal at 2^28..2^30, 0.1-0.2 us faster below). Fast f16 / bf16 sums are
+      // faster on tensor cores from 2^18 elements (f16 2^28: 127.6 against 131.0 us; 2^22: 7.68
+      // against 8.06 us), equal at 2^14 and slower at 2^10 (2.52 against 2.37 us).
+      constexpr std::int64_t fast_tc_min_items = std::int64_t(1) << 16;
       const bool use_tc =
-          options.engine == Engine::tensor_core || (tc_fast && options.engine == Engine::automatic);
+          options.engine == Engine::tensor_core ||
+          (tc_fast && options.engine == Engine::automatic && num_items >= fast_tc_min_items);
       const bool allowed = tc_exact || options.accuracy == Accuracy::fast;
       if (use_tc && allowed)
         return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,

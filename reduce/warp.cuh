@@ -58,20 +58,7 @@ __device__ __forceinline__ unsigned lane_id() {
   return lane;
 }
 
-// Applies a 32-bit shuffle to every word of a trivially copyable value.
-template <class T, class Shuffle>
-__device__ __forceinline__ T shuffle_words(const T& v, Shuffle shuffle) {
-  static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
-  constexpr int words = (sizeof(T) + 3) / 4;
-  union {
-    T value;
-    uint32_t w[words];
-  } in{v}, out{};
-#pragma unroll
-  for (int i = 0; i < words; ++i)
-    out.w[i] = shuffle(in.w[i]);
-  return out.value;
-}
+using mma::detail::shuffle_words;
 
 template <class T>
 __device__ __forceinline__ T shfl_down(unsigned mask, const T& v, int delta) {

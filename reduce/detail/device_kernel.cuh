@@ -36,6 +36,15 @@ namespace detail {
 namespace device {
 
 inline constexpr int block_threads = 256;
+// Inputs of more than bytes_per_block but at most 8 vectors per thread of one block of
+// single_block_threads_v<K> threads run as that one block: no partials and no arrival protocol,
+// whose three dependent L2 round trips cost more than a second round of loads. 1024 threads
+// (128 KiB), or 512 (64 KiB) where the thread state is the wide double machinery, which would
+// spill under the 64-register cap of 1024-thread blocks.
+template <class K>
+inline constexpr int single_block_threads_v = sizeof(typename K::partial_type) > 16 ? 512 : 1024;
+template <class K>
+inline constexpr std::int64_t single_block_bytes_v = std::int64_t(single_block_threads_v<K>) * 128;
 inline constexpr int max_grid = 2048;                  // partials in temp storage, at most
 inline constexpr std::int64_t bytes_per_block = 16384; // of input, at least, per block
 inline constexpr std::size_t header_bytes = 256;       // arrival word, padded
@@ -144,8 +153,9 @@ struct kernel_params {
 //   k.add_vec(acc, x[vec_items], y[vec_items]), k.add_vecs(acc, x[U][vec_items], y[U][...]),
 //   k.add_one(acc, x, y), k.merge(acc, acc), k.to_partial(acc), k.merge_partials(p, p),
 //   k.store(out, p) (p: the grid's total, combined in a fixed order).
-template <class K, int Unroll>
-__global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, K k) {
+// BT: threads per block (block_threads, or single_block_threads for a grid of one block).
+template <class K, int Unroll, int BT = block_threads>
+__global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
   using Acc = typename K::acc_type;
   using P = typename K::partial_type;
   using X = typename K::x_type;
@@ -153,19 +163,19 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   constexpr bool binary = !std::is_void_v<Y>;
   using YL = std::conditional_t<binary, Y, X>; // a placeholder type when unary
   constexpr int V = K::vec_items;
-  using BR = BlockReduce<P, block_threads>;
+  using BR = BlockReduce<P, BT>;
   // Blocks whose partials are all in the common form (K::fast_type: no rare-path content)
   // combine that smaller form instead: fewer words per shuffle, shorter merges.
   using F = std::conditional_t<K::has_fast, typename K::fast_type, P>;
-  using FBR = BlockReduce<F, block_threads>;
+  using FBR = BlockReduce<F, BT>;
   __shared__ typename BR::TempStorage s_reduce;
   __shared__ typename FBR::TempStorage s_fast;
   __shared__ bool s_last;
 
   const X* g_x = static_cast<const X*>(p.x);
   const YL* g_y = static_cast<const YL*>(p.y);
-  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
+  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * BT + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * BT;
 
   // The arrival word, read now so that the read overlaps the loads (see the header comment).
   unsigned long long r_seen = 0;
@@ -279,23 +289,23 @@ __global__ void __launch_bounds__(block_threads) reduce_kernel(kernel_params p, 
   __syncthreads();
   if (!s_last)
     return;
-  // Thread t merges partials t, t + 256, ... (at most max_grid / block_threads = 8) in block
+  // Thread t merges partials t, t + BT, ... (at most max_grid / BT: 8 for 256 threads) in block
   // order, so the result does not depend on which block came last; the loads go out together.
-  constexpr int per_thread = max_grid / block_threads;
+  constexpr int per_thread = max_grid / BT;
   constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
   static_assert(per_thread % batch == 0, "partials per thread");
   const int grid = static_cast<int>(gridDim.x);
   P r_merged{};
 #pragma unroll 1
-  for (int b0 = threadIdx.x; b0 < grid; b0 += batch * block_threads) {
+  for (int b0 = threadIdx.x; b0 < grid; b0 += batch * BT) {
     P r_part[batch];
 #pragma unroll
     for (int j = 0; j < batch; ++j)
-      if (b0 + j * block_threads < grid)
-        r_part[j] = load_cg(g_partials + b0 + j * block_threads);
+      if (b0 + j * BT < grid)
+        r_part[j] = load_cg(g_partials + b0 + j * BT);
 #pragma unroll
     for (int j = 0; j < batch; ++j)
-      if (b0 + j * block_threads < grid)
+      if (b0 + j * BT < grid)
         r_merged = k.merge_partials(r_merged, r_part[j]);
   }
   const P total = combine(r_merged);
