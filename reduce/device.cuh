@@ -212,7 +212,7 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   constexpr int unroll = binary ? 2 : 4;
   auto kernel = reduce_kernel<K, unroll>;
   const std::int64_t bytes = n * elem_bytes;
-  if (bytes > bytes_per_block && bytes <= single_block_bytes_v<K>) {
+  if (bytes > bytes_per_block && bytes <= single_block_bytes_v<K> && n <= single_block_items) {
     // Mid-small inputs: one block of 512 or 1024 threads (see single_block_threads_v).
     kernel_params p{};
     p.x = x;

@@ -36,15 +36,21 @@ namespace detail {
 namespace device {
 
 inline constexpr int block_threads = 256;
-// Inputs of more than bytes_per_block but at most 8 vectors per thread of one block of
-// single_block_threads_v<K> threads run as that one block: no partials and no arrival protocol,
-// whose three dependent L2 round trips cost more than a second round of loads. 1024 threads
-// (128 KiB), or 512 (64 KiB) where the thread state is the wide double machinery, which would
-// spill under the 64-register cap of 1024-thread blocks.
+// Inputs of more than bytes_per_block bytes, but at most single_block_items elements and one
+// round of 4 vectors per thread of one block of single_block_threads_v<K> threads, run as that
+// one block: no partials and no arrival protocol, whose three dependent L2 round trips cost
+// more than the block's extra reduction levels. 1024 threads (64 KiB), or 512 (32 KiB) where
+// the thread state is the wide double machinery, which would spill under the 64-register cap of
+// 1024-thread blocks. Measured on the H200 (bench/results/2026-11-30-h200-8bf8d38, cold L2, time
+// against CUB): one block at 2^14 elements: f16 0.73x, f32 0.79x, e4m3 0.58x (the grid protocol
+// there: 1.0-1.05x); but a second round of loads, or more than 2^15 elements on one SM, costs more
+// than the protocol: 2^16 f16 elements (128 KiB, two rounds) 1.23x, 2^15 f32 (two rounds) 1.02x,
+// 2^16 e4m3 Dot / Nrm2 (one round, compute on one SM) 1.20x / 1.27x.
 template <class K>
 inline constexpr int single_block_threads_v = sizeof(typename K::partial_type) > 16 ? 512 : 1024;
 template <class K>
-inline constexpr std::int64_t single_block_bytes_v = std::int64_t(single_block_threads_v<K>) * 128;
+inline constexpr std::int64_t single_block_bytes_v = std::int64_t(single_block_threads_v<K>) * 64;
+inline constexpr std::int64_t single_block_items = std::int64_t(1) << 15;
 inline constexpr int max_grid = 2048;                  // partials in temp storage, at most
 inline constexpr std::int64_t bytes_per_block = 16384; // of input, at least, per block
 inline constexpr std::size_t header_bytes = 256;       // arrival word, padded

@@ -26,7 +26,7 @@ void check_opt(op o, const typed_data<T>& x, std::size_t offset, const tcr::Redu
 std::vector<std::int64_t> sizes16() {
   std::vector<std::int64_t> s = {0,    1,    7,    8,    9,    255,  256,  257, 1023,
                                  1024, 1025, 2047, 2048, 2049, 8191, 8192, 8193};
-  for (std::int64_t b : {1, 2, 3, 8, 64, 700}) // 8 * 16 KiB: the one-block limit
+  for (std::int64_t b : {1, 2, 3, 8, 64, 700}) // 2, 3: one block; 8: a grid
     for (std::int64_t d : {-1, 0, 1})
       s.push_back(b * 8192 + d);
   return s;

@@ -23,7 +23,7 @@ std::vector<std::int64_t> edge_sizes(bool big) {
     s = {0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025};
   const std::vector<std::int64_t> blocks =
       big ? std::vector<std::int64_t>{132 * 3, 132 * 4, 132 * 5, 132 * 6, 132 * 7, 132 * 8, 2048}
-          : std::vector<std::int64_t>{1, 2, 3, 8, 9, 64}; // 8 blocks: the one-block limit
+          : std::vector<std::int64_t>{1, 2, 3, 8, 9, 64}; // 2, 3: one block or a grid, by type
   for (std::int64_t b : blocks)
     for (std::int64_t d : {-1, 0, 1})
       s.push_back(b * per_block + d);
