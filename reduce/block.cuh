@@ -26,16 +26,16 @@
 // merged as in shuffle_tree. Reduce and Dot always use the shuffle tree.
 // Default: shuffle_tree (it works for every T, op and input). Per input type and items per
 // thread, the algorithm to pick for a compensated Sum is tcr::block_sum_algorithm_v<In, N> below,
-// chosen by measurement: bench/block_bench.cu on the H200 (bench/results/2026-11-30-h200/
+// chosen by measurement: bench/block_bench.cu on the H200 (bench/results/2026-11-30-h200-8bf8d38/
 // block.json; 256 threads, each block reducing register tiles 512 times; time per block call of
 // tcr's BlockReduce<neumaier<float>> against cub::BlockReduce<float>'s plain sum with its result
-// broadcast to every thread, which is tcr's contract):
+// broadcast to every thread, which is tcr's contract; "-": not exact, so not compensated):
 //            N = 4: shuffle / fold / chain      N = 16                 N = 64
-//   f32      4.0x  (tensor cores: not exact)    4.4x                   3.2x
-//   f16      3.7x                               3.7x                   3.6x
-//   bf16     3.7x                               3.5x                   2.9x
-//   e4m3     3.4x / 3.4x / 3.2x                 2.6x / 1.8x / 1.7x     2.1x / 0.92x / 0.81x
-//   e5m2     3.4x / 4.0x / (not exact)          2.6x / 2.5x            2.1x / 1.9x
+//   f32      3.4x  / -    / -                   3.9x / - / -           3.2x / - / -
+//   f16      3.1x  / -    / -                   3.3x / - / -           3.4x / - / -
+//   bf16     3.1x  / -    / -                   3.1x / - / -           2.9x / - / -
+//   e4m3     2.8x  / 2.8x / 2.6x                2.3x / 1.4x / 1.4x     2.1x / 0.85x / 0.72x
+//   e5m2     2.8x  / 3.4x / -                   2.3x / 2.2x / -        2.1x / 1.8x / -
 // The compensated contract (DESIGN.md section 5) lets tensor cores in only where their sums are
 // exact: e4m3 under both tensor-core algorithms (f16 MMAs, chains of at most 4), e5m2 under
 // tensor_core_fold (exact bands; its chain runs the native, rounding e5m2 MMA). f16, bf16 and
@@ -44,8 +44,8 @@
 // Neumaier step is 7 FADDs per item where the plain sum has 1, and each merge of the tree ~8
 // FADDs where the plain tree has 1 (notes/block-cost.md counts the SASS).
 // Plain (fast) float sums, T = float: tensor_core_chain beats the shuffle tree for 8- and 16-bit
-// items from N = 16 (f16 N = 64: 0.92x CUB against 1.09x; e5m2 N = 64: 0.50x against 1.07x), the
-// shuffle tree is cheaper at N = 4 and for float items.
+// items from N = 16 (f16 N = 64: 0.74x CUB against 0.98x; e5m2 N = 64: 0.38x against 0.94x), the
+// shuffle tree is cheaper at N = 4 (f16 1.13x against 1.17x) and for float items (N = 16: 1.06x).
 #pragma once
 
 #include <type_traits>

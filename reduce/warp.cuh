@@ -142,8 +142,9 @@ public:
   // as op(lower lanes, higher lanes), so it need not be commutative). Every lane gets the result.
   // A shfl.down tree into lane 0 (lane l merges lanes [l, l + 2 delta) at level delta: the same
   // pairwise tree as a butterfly, without its operand-order selects), then one broadcast.
-  // Measured (bench/block_bench.cu) cheaper than the butterfly, which needs two selects per word
-  // and level to keep op's operand order.
+  // Cheaper than the butterfly, which needs two selects per word and level to keep op's operand
+  // order: in bench/block_bench.cu on the H200 a block sum of 16 floats per thread went from 1.39x
+  // to 1.06x CUB's time (plain float), and from 4.37x to 3.89x (neumaier<float>).
   template <class Op>
   __device__ __forceinline__ T Reduce(T x, Op op) const {
     using namespace detail;
