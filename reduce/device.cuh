@@ -205,26 +205,28 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
     }
   }
 
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess)
-    return err;
+  kernel_params p{};
+  p.x = x;
+  p.y = y;
+  p.n = n;
+  p.head = head;
+  p.nvec = nvec;
+  p.out = out;
   constexpr int unroll = binary ? 2 : 4;
-  auto kernel = reduce_kernel<K, unroll>;
   const std::int64_t bytes = n * elem_bytes;
   if (bytes > bytes_per_block && bytes <= single_block_bytes_v<K> && n <= single_block_items) {
-    // Mid-small inputs: one block of 512 or 1024 threads (see single_block_threads_v).
-    kernel_params p{};
-    p.x = x;
-    p.y = y;
-    p.n = n;
-    p.head = head;
-    p.nvec = nvec;
-    p.out = out;
+    // Mid-small inputs: one block of 512 or 1024 threads (see single_block_threads_v), no
+    // partials and no arrival word.
     constexpr int threads = single_block_threads_v<K>;
     reduce_kernel<K, unroll, threads><<<1, threads, 0, stream>>>(p, k);
     return cudaPeekAtLastError();
   }
+
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess)
+    return err;
+  auto kernel = reduce_kernel<K, unroll>;
   int grid = resident_blocks(kernel, device);
   const std::int64_t by_size = partials_for(n, elem_bytes);
   if (grid > by_size)
@@ -233,13 +235,6 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   const std::uintptr_t base =
       (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
       storage_align;
-  kernel_params p{};
-  p.x = x;
-  p.y = y;
-  p.n = n;
-  p.head = head;
-  p.nvec = nvec;
-  p.out = out;
   p.arrival = reinterpret_cast<unsigned long long*>(base);
   p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
   p.key = arrival_key(base, grid);
