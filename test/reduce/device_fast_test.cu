@@ -11,6 +11,15 @@ namespace {
 
 using namespace tcr::test;
 
+// The fast constant covers the model bound of one chain of 4 MMAs (K = 16, 24-bit accumulator)
+// plus one unit for the compensated folds, merges and the final rounding (reduce/device.cuh).
+static_assert(tcr::fast_error_constant<__half, float>() >=
+              tcr::mma::tile_error_bound(4, 16, 24, 1.0) * 0x1p24 + 1);
+static_assert(tcr::fast_error_constant<__nv_bfloat16, double>() * 0x1p-53 >=
+              (tcr::mma::tile_error_bound(4, 16, 24, 1.0) + 0x1p-24));
+static_assert(tcr::fast_error_constant<float, float>() == 1.0 &&
+              tcr::fast_error_constant<__nv_fp8_e4m3, float>() == 1.0);
+
 const tcr::ReduceOptions fast_auto{tcr::Accuracy::fast, tcr::Engine::automatic};
 const tcr::ReduceOptions fast_tc{tcr::Accuracy::fast, tcr::Engine::tensor_core};
 const tcr::ReduceOptions fast_cuda{tcr::Accuracy::fast, tcr::Engine::cuda_core};
