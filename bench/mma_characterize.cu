@@ -84,16 +84,6 @@ void exponent_range(int& lo, int& hi) {
     lo = -40, hi = 40;
 }
 
-// MMA steps of depth 16 per chain (see mma/tile_sum.cuh): fp8 m16n8k32 runs as 2 f16 steps on
-// sm_90, e4m3 through f16 is 2 exact steps, a float tile is 3 bf16 steps (one level each).
-template <class In, class Policy, tile_path Path>
-int chain_steps(int R) {
-  const int per_tile = std::is_same_v<In, float> ? 3 : (sizeof(In) == 1 ? 2 : 1);
-  if (std::is_same_v<Policy, fold_out>)
-    return std::is_same_v<In, float> ? 1 : per_tile;
-  return per_tile * R;
-}
-
 struct record {
   std::string type, policy, data;
   int R;

@@ -131,6 +131,23 @@ inline constexpr int mmas_per_tile_v = std::is_same_v<In, float>            ? 3
                                        : Path == tile_path::exact_bands_f16 ? 4
                                                                             : 1;
 
+// The depth-16 MMA steps one tile costs, the unit of tile_error_bound's R: on sm_90 an fp8
+// m16n8k32 runs as two chained f16 steps (see mma/sm89.cuh).
+template <class In, tile_path Path = tile_path::native>
+inline constexpr int steps_per_tile_v =
+    mmas_per_tile_v<In, Path>*(sizeof(In) == 1 && Path == tile_path::native ? 2 : 1);
+
+// The steps one accumulation chain of a lane_tile_sum call over R tiles holds: the R to pass to
+// tile_error_bound. chain_in_tensor_core: all of them; fold_out: one MMA instruction's (float:
+// one bf16 level). The exact paths have no error to bound.
+template <class In, class Policy, tile_path Path = tile_path::native>
+constexpr int chain_steps(int R) {
+  if constexpr (std::is_same_v<Policy, fold_out>)
+    return std::is_same_v<In, float> ? 1 : steps_per_tile_v<In, Path>;
+  else
+    return steps_per_tile_v<In, Path> * R;
+}
+
 namespace detail {
 
 __device__ __forceinline__ int lane_id() {

@@ -8,6 +8,7 @@
 #include <vector>
 #include "compensated/accumulators.cuh"
 #include "support/gen.hpp"
+#include "support/merge_tree.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace {
@@ -143,25 +144,9 @@ double random_tree(std::size_t n, std::size_t chunk, tcr::test::rng64& rng, F ad
     add_one(parts[i / chunk], i);
     height[i / chunk] += 1;
   }
-  while (parts.size() > 1) {
-    const std::size_t i = std::size_t(rng.next() % parts.size());
-    std::size_t j = std::size_t(rng.next() % (parts.size() - 1));
-    if (j >= i)
-      ++j;
-    // Merge either way round: a.merge(b) and b.merge(a) must both keep the bound.
-    if (rng.coin()) {
-      parts[i].merge(parts[j]);
-    } else {
-      A t = parts[j];
-      t.merge(parts[i]);
-      parts[i] = t;
-    }
-    height[i] = std::max(height[i], height[j]) + 1;
-    parts.erase(parts.begin() + std::ptrdiff_t(j));
-    height.erase(height.begin() + std::ptrdiff_t(j));
-  }
-  out = parts[0];
-  return height[0];
+  const auto [last, h] = tcr::test::random_merge(std::move(parts), std::move(height), rng, 1);
+  out = last;
+  return h;
 }
 
 template <class T>

@@ -9,6 +9,7 @@
 #include "compensated/accumulators.cuh"
 #include "compensated/expansion.cuh"
 #include "support/gen.hpp"
+#include "support/merge_tree.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace {
@@ -71,23 +72,8 @@ void check_chain_and_trees(std::uint64_t seed) {
       std::vector<double> h(parts.size(), 0);
       for (std::size_t i = 0; i < n; ++i)
         parts[i / chunk].add(x[i]), h[i / chunk] += 1;
-      while (parts.size() > 1) {
-        const std::size_t i = std::size_t(rng.next() % parts.size());
-        std::size_t j = std::size_t(rng.next() % (parts.size() - 1));
-        if (j >= i)
-          ++j;
-        if (rng.coin()) {
-          parts[i].merge(parts[j]);
-        } else {
-          auto t = parts[j];
-          t.merge(parts[i]);
-          parts[i] = t;
-        }
-        h[i] = std::max(h[i], h[j]) + K;
-        parts.erase(parts.begin() + std::ptrdiff_t(j));
-        h.erase(h.begin() + std::ptrdiff_t(j));
-      }
-      check_result<T, K>(parts[0].result(), xd, h[0]);
+      const auto [last, height] = tcr::test::random_merge(std::move(parts), std::move(h), rng, K);
+      check_result<T, K>(last.result(), xd, height);
     }
   }
 }

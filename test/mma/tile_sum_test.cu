@@ -92,19 +92,6 @@ std::vector<double> run_tiles(const std::vector<In>& data, int warps) {
   return d_out.download();
 }
 
-// Steps (MMA depth-16 accumulations) in one chain, for the bound: fp8 m16n8k32 runs as two
-// chained f16 steps on sm_90; a float tile is three bf16 steps.
-template <class In, class Policy, tile_path Path>
-constexpr int chain_steps(int R) {
-  const int per_tile =
-      mmas_per_tile_v<In, Path> * (sizeof(In) == 1 && Path == tile_path::native ? 2 : 1);
-  if constexpr (std::is_same_v<Policy, fold_out>) {
-    return std::is_same_v<In, float> ? 1 : per_tile; // float: one level per MMA
-  } else {
-    return per_tile * R;
-  }
-}
-
 enum class data_kind {
   small_integers,
   same_sign_wide,

@@ -156,21 +156,17 @@ struct acc_traits<tcr::neumaier<V>> {
   using value = V;
 };
 
-// f16 MMA steps per tile: float 3 (bf16 levels), e4m3 2 (through f16), e5m2 4 under fold (two
-// bands through f16) or 2 under chain (sm_90 runs an fp8 m16n8k32 as two f16 steps).
+// The tile path each algorithm takes (reduce/warp.cuh): e4m3 through f16 under both, e5m2 in
+// two exponent bands through f16 under fold and natively under chain; the paths other than
+// native are proved exact in mma/tile_sum.cuh.
 template <class In, BlockReduceAlgorithm A>
-inline constexpr int mma_steps_per_tile = std::is_same_v<In, float>           ? 3
-                                          : std::is_same_v<In, __nv_fp8_e4m3> ? 2
-                                          : std::is_same_v<In, __nv_fp8_e5m2>
-                                              ? (A == BlockReduceAlgorithm::tensor_core_fold ? 4
-                                                                                             : 2)
-                                              : 1;
-
-// The paths proved exact in mma/tile_sum.cuh.
+inline constexpr tcr::mma::tile_path tile_path_of =
+    std::is_same_v<In, __nv_fp8_e4m3> ? tcr::mma::tile_path::exact_f16
+    : std::is_same_v<In, __nv_fp8_e5m2>&& A == BlockReduceAlgorithm::tensor_core_fold
+        ? tcr::mma::tile_path::exact_bands_f16
+        : tcr::mma::tile_path::native;
 template <class In, BlockReduceAlgorithm A>
-inline constexpr bool mma_exact = std::is_same_v<In, __nv_fp8_e4m3> ||
-                                  (std::is_same_v<In, __nv_fp8_e5m2> &&
-                                   A == BlockReduceAlgorithm::tensor_core_fold);
+inline constexpr bool mma_exact = tile_path_of<In, A> != tcr::mma::tile_path::native;
 
 template <class T, class In, int N, BlockReduceAlgorithm A>
 bound_model make_model(double S) {
@@ -182,14 +178,15 @@ bound_model make_model(double S) {
   } else {
     constexpr int E = tcr::mma::lane_tile<In>::elements;
     constexpr int tiles = (N + E - 1) / E;
-    const int mmas = tiles * mma_steps_per_tile<In, A>;
+    constexpr tcr::mma::tile_path path = tile_path_of<In, A>;
+    const int mmas = tiles * tcr::mma::steps_per_tile_v<In, path>;
     m.h = 2 * mmas + 8;
     m.s_factor = 2.0;
     if constexpr (!mma_exact<In, A>) {
       // fold_out: one MMA instruction per fold (float: one bf16 level per MMA); chain: all.
-      const int steps = A == BlockReduceAlgorithm::tensor_core_fold
-                            ? (std::is_same_v<In, float> ? 1 : mma_steps_per_tile<In, A>)
-                            : mmas;
+      using Policy = std::conditional_t<A == BlockReduceAlgorithm::tensor_core_fold,
+                                        tcr::mma::fold_out, tcr::mma::chain_in_tensor_core>;
+      const int steps = tcr::mma::chain_steps<In, Policy, path>(tiles);
       const double Sp = std::is_same_v<In, float> ? S * (1 + std::ldexp(1.0, -7)) : S;
       m.mma_error = tcr::mma::tile_error_bound(steps, 16, 24, Sp);
     }
