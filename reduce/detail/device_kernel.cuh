@@ -190,6 +190,31 @@ __global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
 
   Acc r_acc{}; // this thread's elements, in a fixed order
 
+  // Vectors v, v + stride, ... (at most Unroll of them, those below nvec): loaded at once, added
+  // one by one in order, on the CUDA cores.
+  // (Generic, so that it is instantiated only where vectors exist: V > 1.)
+  const auto add_rest = [&](std::int64_t v, const auto* g_xv, const auto* g_yv) {
+    X r_x[Unroll][V];
+    YL r_y[Unroll][V];
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      if (v + u * stride < p.nvec) {
+        load_vec(g_xv + (v + u * stride) * V, r_x[u]);
+        if constexpr (binary)
+          load_vec(g_yv + (v + u * stride) * V, r_y[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      if (v + u * stride < p.nvec) {
+        if constexpr (binary)
+          k.add_vec(r_acc, r_x[u], r_y[u]);
+        else
+          k.add_vec(r_acc, r_x[u], r_x[u]);
+      }
+    }
+  };
+
   // Vector region on tensor cores: the warp-wide MMAs need every lane, so the unrolled loop runs
   // while the warp's last lane still has Unroll vectors (a warp-uniform condition: v - lane is
   // the same for all lanes); the remaining vectors go through the CUDA-core loop below.
@@ -205,18 +230,8 @@ __global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
         load_vec(g_xv + (v + u * stride) * V, r_x[u]);
       k.tc_add(r_tc, r_acc, r_x);
     }
-    // The rest: up to Unroll vectors per lane, loaded at once, added one by one in order.
-    for (; v < p.nvec; v += Unroll * stride) {
-      X r_x[Unroll][V];
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u)
-        if (v + u * stride < p.nvec)
-          load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u)
-        if (v + u * stride < p.nvec)
-          k.add_vec(r_acc, r_x[u], r_x[u]);
-    }
+    for (; v < p.nvec; v += Unroll * stride) // the rest, on the CUDA cores
+      add_rest(v, g_xv, g_xv);
     r_acc = k.merge(r_acc, k.tc_share(r_tc));
   } else if constexpr (V > 1) {
     // Vector region: vectors v = tid, tid + stride, ...; Unroll loads in flight.
@@ -234,23 +249,8 @@ __global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
       }
       k.add_vecs(r_acc, r_x, r_y);
     }
-    // The rest (fewer than Unroll vectors): loaded at once, added one by one in order.
-    if (v < p.nvec) {
-      X r_x[Unroll][V];
-      YL r_y[Unroll][V];
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        if (v + u * stride < p.nvec) {
-          load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-          if constexpr (binary)
-            load_vec(g_yv + (v + u * stride) * V, r_y[u]);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u)
-        if (v + u * stride < p.nvec)
-          k.add_vec(r_acc, r_x[u], r_y[u]);
-    }
+    if (v < p.nvec) // the rest: fewer than Unroll vectors
+      add_rest(v, g_xv, g_yv);
   }
   // Scalar region: [0, head) and [head + nvec * V, n), one element at a time.
   {
