@@ -35,3 +35,11 @@ target_link_libraries(tcr_accuracy PRIVATE tcr_bench_cases MPFR::MPFR)
 add_test(NAME bench.cases COMMAND tcr_device_bench --tcr_list)
 add_test(NAME bench.accuracy_sets COMMAND tcr_accuracy --sets_only --n=16384)
 set_tests_properties(bench.cases bench.accuracy_sets PROPERTIES TIMEOUT 300)
+
+# Launch-tuning variants of tcr's kernel (bench/device_bench_tuning.cu): off by default, built only
+# to choose detail::device::default_tuning from measurements.
+option(TCR_BENCH_TUNING "Build tcr_tuning_bench (launch-tuning variants of tcr's kernel)" OFF)
+if(TCR_BENCH_TUNING AND EXISTS ${PROJECT_SOURCE_DIR}/reduce/device.cuh)
+  add_executable(tcr_tuning_bench device_bench_main.cpp device_bench_tuning.cu)
+  target_link_libraries(tcr_tuning_bench PRIVATE tcr_bench_cases benchmark::benchmark)
+endif()

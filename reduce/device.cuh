@@ -117,9 +117,11 @@ std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
 
 inline constexpr int max_devices = 64;
 
-// Blocks of this kernel that fit the device at once (SMs x occupancy), cached per device.
-template <class Kernel>
-int resident_blocks(Kernel kernel, int device) {
+// Blocks of this kernel that fit the device at once (SMs x occupancy), cached per kernel and
+// device (a template argument, not a parameter: kernels of one type, such as one traits K at two
+// unroll depths, have occupancies of their own).
+template <auto Kernel>
+int resident_blocks(int device) {
   static std::atomic<int> cache[max_devices] = {};
   if (device >= 0 && device < max_devices) {
     const int cached = cache[device].load(std::memory_order_relaxed);
@@ -129,7 +131,7 @@ int resident_blocks(Kernel kernel, int device) {
   int sms = 0;
   int per_sm = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0) !=
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block_threads, 0) !=
           cudaSuccess) {
     return 1; // correct, only slow; the launch reports any real error
   }
@@ -155,8 +157,32 @@ bool aligned_to_element(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
 }
 
-// Size query, checks, and the launch, for any traits K.
+// How the kernel is launched: Unroll, the vectors each thread has in flight per operand in the
+// multi-block kernel; SmallThreads, the threads of the one block that runs inputs of at most
+// bytes_per_block bytes.
+template <int Unroll, int SmallThreads>
+struct launch_tuning {
+  static constexpr int unroll = Unroll;
+  static constexpr int small_threads = SmallThreads;
+};
+// Chosen by measurement (bench/results/2026-11-30-h200-tuning, tcr_tuning_bench, cold L2, time
+// against CUB): 4 vectors in flight, and 4 per operand for Dot with the double machinery (f64
+// Dot 2^28: 1.015x against 1.13x with 2; 2^22: 1.15x against 1.23x; f32 -> double Dot 2^28:
+// 1.04x against 1.17x; 88 and 96 registers, 2 blocks per SM either way); other Dots 2 (f32: equal
+// at 2^28, 2 ahead at 2^22). 8 in flight did not help f32 / f16 Sum (f32 2^28 253.9 against
+// 254.8 us, 4 blocks per SM instead of 6) and slowed f64 Sum / Nrm2. More threads for one small
+// block (512, 1024 instead of 256) were slower or equal at 2^10..2^13 elements, except f32 Dot at
+// 2^12 (512: 2.91 against 3.34 us).
 template <class K>
+struct default_tuning {
+  static constexpr bool binary = !std::is_void_v<typename K::y_type>;
+  static constexpr bool wide = sizeof(typename K::partial_type) > 16; // the double machinery
+  static constexpr int unroll = binary && !wide ? 2 : 4;
+  static constexpr int small_threads = block_threads;
+};
+
+// Size query, checks, and the launch, for any traits K.
+template <class K, class Tuning = default_tuning<K>>
 cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x, const void* y,
                 void* out, std::int64_t n, cudaStream_t stream, const K& k,
                 bool engine_available = true) {
@@ -212,12 +238,21 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   p.head = head;
   p.nvec = nvec;
   p.out = out;
-  constexpr int unroll = binary ? 2 : 4;
+  constexpr int unroll = Tuning::unroll;
   const std::int64_t bytes = n * elem_bytes;
   if (bytes > bytes_per_block && bytes <= single_block_bytes_v<K> && n <= single_block_items) {
     // Mid-small inputs: one block of 512 or 1024 threads (see single_block_threads_v), no
-    // partials and no arrival word.
+    // partials and no arrival word; one round of 4 vectors (2 per operand for Dot) per thread.
     constexpr int threads = single_block_threads_v<K>;
+    reduce_kernel<K, binary ? 2 : 4, threads><<<1, threads, 0, stream>>>(p, k);
+    return cudaPeekAtLastError();
+  }
+
+  const std::int64_t by_size = partials_for(n, elem_bytes);
+  if (by_size == 1) {
+    // Small inputs (at most bytes_per_block bytes, n = 0 included): one block, no partials (the
+    // multi-block kernel itself where small_threads is block_threads).
+    constexpr int threads = Tuning::small_threads;
     reduce_kernel<K, unroll, threads><<<1, threads, 0, stream>>>(p, k);
     return cudaPeekAtLastError();
   }
@@ -226,9 +261,8 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess)
     return err;
-  auto kernel = reduce_kernel<K, unroll>;
-  int grid = resident_blocks(kernel, device);
-  const std::int64_t by_size = partials_for(n, elem_bytes);
+  constexpr auto kernel = reduce_kernel<K, unroll>;
+  int grid = resident_blocks<kernel>(device);
   if (grid > by_size)
     grid = static_cast<int>(by_size);
 

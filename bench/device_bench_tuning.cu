@@ -1,0 +1,57 @@
+// tcr benchmarks: launch-tuning variants of tcr's compensated device kernel (not part of the
+// default build: -DTCR_BENCH_TUNING=ON builds tcr_tuning_bench). Each case is the library's own
+// dispatch (detail::device::run, the traits of the automatic CUDA-core path) with another
+// launch_tuning: U, the vectors each thread has in flight per operand in the multi-block kernel,
+// and S, the threads of the one block that runs inputs of at most 16 KiB. The method is
+// "tune.u<U>.s<S>" ("tune64..." for a double result of a float input). Used to choose
+// detail::device::default_tuning from measurements; the peers come from the same table.
+#include <string>
+#include "common/registry.hpp"
+#include "reduce/device.cuh"
+
+namespace tcr::bench {
+namespace {
+
+namespace dk = detail::device;
+
+template <dk::op_kind Op, class In, class Out, int U, int S>
+void add_variant(op_kind op) {
+  using K = dk::traits<Op, In, In, Out>;
+  using T = dk::launch_tuning<U, S>;
+  const bool wider = !std::is_same_v<Out, result_t<In>>;
+  bench_case c;
+  c.op = op;
+  c.type = dtype_of<In>();
+  c.method =
+      std::string(wider ? "tune64" : "tune") + ".u" + std::to_string(U) + ".s" + std::to_string(S);
+  c.note = "tcr compensated, CUDA cores, " + std::to_string(U) + " vectors in flight, " +
+           std::to_string(S) + " threads for inputs of one block";
+  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    return dk::run<K, T>(temp, bytes, a.x, Op == dk::op_kind::dot ? a.y : nullptr, a.out, a.n,
+                         a.stream, K{});
+  };
+  cases().push_back(std::move(c));
+}
+
+template <dk::op_kind Op, class In, class Out = result_t<In>>
+struct variants {
+  op_kind op;
+  template <int U, int S = dk::block_threads>
+  variants& add() {
+    add_variant<Op, In, Out, U, S>(op);
+    return *this;
+  }
+};
+
+const case_adder add{[] {
+  variants<dk::op_kind::sum, float>{op_kind::sum}.add<4>().add<8>();
+  variants<dk::op_kind::sum, __half>{op_kind::sum}.add<4>().add<8>();
+  variants<dk::op_kind::sum, double>{op_kind::sum}.add<4>().add<2>();
+  variants<dk::op_kind::nrm2, double>{op_kind::nrm2}.add<4>().add<8>().add<2>();
+  variants<dk::op_kind::dot, double>{op_kind::dot}.add<2>().add<4>().add<6>();
+  variants<dk::op_kind::dot, float>{op_kind::dot}.add<2>().add<4>();
+  variants<dk::op_kind::dot, float, double>{op_kind::dot}.add<2>().add<4>();
+}};
+
+} // namespace
+} // namespace tcr::bench
