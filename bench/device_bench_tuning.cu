@@ -1,9 +1,10 @@
 // tcr benchmarks: launch-tuning variants of tcr's compensated device kernel (not part of the
 // default build: -DTCR_BENCH_TUNING=ON builds tcr_tuning_bench). Each case is the library's own
 // dispatch (detail::device::run, the traits of the automatic CUDA-core path) with another
-// launch_tuning: U, the vectors each thread has in flight per operand in the multi-block kernel,
-// and S, the threads of the one block that runs inputs of at most 16 KiB. The method is
-// "tune.u<U>.s<S>" ("tune64..." for a double result of a float input). Used to choose
+// launch_tuning: U, the vectors each thread has in flight per operand in the multi-block kernel.
+// The method is "tune.u<U>" ("tune64.u<U>" for a double result of a float input). (Runs 1 and 2
+// in bench/results/2026-11-30-h200-tuning also varied the threads of the one small block, "s<S>",
+// and a register cap, "b<B>", through knobs since removed.) Used to choose
 // detail::device::default_tuning from measurements; the peers come from the same table.
 #include <string>
 #include "common/registry.hpp"
@@ -14,18 +15,16 @@ namespace {
 
 namespace dk = detail::device;
 
-template <dk::op_kind Op, class In, class Out, int U, int S>
+template <dk::op_kind Op, class In, class Out, int U>
 void add_variant(op_kind op) {
   using K = dk::traits<Op, In, In, Out>;
-  using T = dk::launch_tuning<U, S>;
+  using T = dk::launch_tuning<U>;
   const bool wider = !std::is_same_v<Out, result_t<In>>;
   bench_case c;
   c.op = op;
   c.type = dtype_of<In>();
-  c.method =
-      std::string(wider ? "tune64" : "tune") + ".u" + std::to_string(U) + ".s" + std::to_string(S);
-  c.note = "tcr compensated, CUDA cores, " + std::to_string(U) + " vectors in flight, " +
-           std::to_string(S) + " threads for inputs of one block";
+  c.method = std::string(wider ? "tune64" : "tune") + ".u" + std::to_string(U);
+  c.note = "tcr compensated, CUDA cores, " + std::to_string(U) + " vectors in flight";
   c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
     return dk::run<K, T>(temp, bytes, a.x, Op == dk::op_kind::dot ? a.y : nullptr, a.out, a.n,
                          a.stream, K{});
@@ -36,9 +35,9 @@ void add_variant(op_kind op) {
 template <dk::op_kind Op, class In, class Out = result_t<In>>
 struct variants {
   op_kind op;
-  template <int U, int S = dk::block_threads>
+  template <int U>
   variants& add() {
-    add_variant<Op, In, Out, U, S>(op);
+    add_variant<Op, In, Out, U>(op);
     return *this;
   }
 };

@@ -6,23 +6,18 @@
 Reads Google Benchmark JSON from tcr_device_bench (several files are merged: later files win
 for a benchmark measured twice) and prints, for each size, tcr's median time in us and its time
 relative to CUB's ("t/CUB", < 1: tcr is faster; CUB's time is the better of its Sum/Reduce
-entries). For the size classes and the other peers see bench/report.py.
+entries). Parsing and medians are report.py's; for size classes and the other peers see it.
 """
 import argparse
 import collections
-import gzip
-import json
-import re
+import os
+import sys
 
-NAME = re.compile(r"(\w+)/(\w+)/([^/]+)/(cold|hot)/n:(\d+)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
 OPS = ["sum", "dot", "nrm2", "asum"]
 TYPES = ["e4m3", "e5m2", "f16", "bf16", "f32", "f64"]
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
 
 
 def main():
@@ -33,14 +28,10 @@ def main():
     a = ap.parse_args()
     t = collections.defaultdict(dict)  # (op, type) -> {(n, method): us}
     for path in a.files:
-        for b in load(path).get("benchmarks", []):
-            if b.get("aggregate_name") != "median":
-                continue
-            m = NAME.match(b["name"])
-            if not m or m.group(4) != a.l2:
-                continue
-            op, ty, method, _, n = m.groups()
-            t[(op, ty)][(int(n), method)] = b["real_time"]  # manual time, us
+        doc = report.load(path[:-3] if path.endswith(".gz") else path)
+        for (op, ty, method, l2, n), r in report.speed_results(doc or {}).items():
+            if l2 == a.l2 and "us" in r:
+                t[(op, ty)][(n, method)] = r["us"]
     for op in OPS:
         for ty in TYPES:
             r = t.get((op, ty))

@@ -157,29 +157,23 @@ bool aligned_to_element(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
 }
 
-// How the kernel is launched: Unroll, the vectors each thread has in flight per operand in the
-// multi-block kernel; SmallThreads, the threads of the one block that runs inputs of at most
-// bytes_per_block bytes.
-template <int Unroll, int SmallThreads>
+// How the multi-block kernel is launched: Unroll, the vectors each thread has in flight per
+// operand.
+template <int Unroll>
 struct launch_tuning {
   static constexpr int unroll = Unroll;
-  static constexpr int small_threads = SmallThreads;
 };
 // Chosen by measurement (bench/results/2026-11-30-h200-tuning, tcr_tuning_bench, cold L2, time
 // against CUB): 4 vectors in flight, and 4 per operand for Dot with the double machinery (f64
 // Dot 2^28: 1.015x against 1.13x with 2; 2^22: 1.15x against 1.23x; f32 -> double Dot 2^28:
 // 1.04x against 1.17x; 88 and 96 registers, 2 blocks per SM either way); other Dots 2 (f32: equal
 // at 2^28, 2 ahead at 2^22). 8 in flight did not help f32 / f16 Sum (f32 2^28 253.9 against
-// 254.8 us, 4 blocks per SM instead of 6) and slowed f64 Sum / Nrm2. More threads for one small
-// block (512, 1024 instead of 256) were slower or equal at 2^10..2^13 elements, except f32 Dot at
-// 2^12 (512: 2.91 against 3.34 us).
+// 254.8 us, 4 blocks per SM instead of 6) and slowed f64 Sum / Nrm2. Inputs of one block keep
+// block_threads: 512 or 1024 threads were slower or equal at 2^10..2^13 elements, except f32
+// Dot at 2^12 (512: 2.91 against 3.34 us).
 template <class K>
-struct default_tuning {
-  static constexpr bool binary = !std::is_void_v<typename K::y_type>;
-  static constexpr bool wide = sizeof(typename K::partial_type) > 16; // the double machinery
-  static constexpr int unroll = binary && !wide ? 2 : 4;
-  static constexpr int small_threads = block_threads;
-};
+using default_tuning =
+    launch_tuning<!std::is_void_v<typename K::y_type> && !wide_partials_v<K> ? 2 : 4>;
 
 // Size query, checks, and the launch, for any traits K.
 template <class K, class Tuning = default_tuning<K>>
@@ -250,10 +244,9 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const voi
 
   const std::int64_t by_size = partials_for(n, elem_bytes);
   if (by_size == 1) {
-    // Small inputs (at most bytes_per_block bytes, n = 0 included): one block, no partials (the
-    // multi-block kernel itself where small_threads is block_threads).
-    constexpr int threads = Tuning::small_threads;
-    reduce_kernel<K, unroll, threads><<<1, threads, 0, stream>>>(p, k);
+    // Small inputs (at most bytes_per_block bytes, n = 0 included): the multi-block kernel with
+    // a grid of one block, no partials.
+    reduce_kernel<K, unroll><<<1, block_threads, 0, stream>>>(p, k);
     return cudaPeekAtLastError();
   }
 

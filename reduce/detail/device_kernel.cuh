@@ -46,8 +46,11 @@ inline constexpr int block_threads = 256;
 // there: 1.0-1.05x); but a second round of loads, or more than 2^15 elements on one SM, costs more
 // than the protocol: 2^16 f16 elements (128 KiB, two rounds) 1.23x, 2^15 f32 (two rounds) 1.02x,
 // 2^16 e4m3 Dot / Nrm2 (one round, compute on one SM) 1.20x / 1.27x.
+// Whether K's thread state is the double machinery (partials wider than two doubles).
 template <class K>
-inline constexpr int single_block_threads_v = sizeof(typename K::partial_type) > 16 ? 512 : 1024;
+inline constexpr bool wide_partials_v = sizeof(typename K::partial_type) > 16;
+template <class K>
+inline constexpr int single_block_threads_v = wide_partials_v<K> ? 512 : 1024;
 template <class K>
 inline constexpr std::int64_t single_block_bytes_v = std::int64_t(single_block_threads_v<K>) * 64;
 inline constexpr std::int64_t single_block_items = std::int64_t(1) << 15;
