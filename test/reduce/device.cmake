@@ -5,8 +5,12 @@ tcr_add_test(tcr_test_device_wide_contract_off HOST
   SOURCES ${_dev}/device_wide_test.cpp OPTIONS ${TCR_CONTRACT_OFF_FLAGS})
 tcr_add_test(tcr_test_device_wide_contract_on HOST
   SOURCES ${_dev}/device_wide_test.cpp OPTIONS ${TCR_CONTRACT_ON_FLAGS})
-foreach(t IN ITEMS sum dot_nrm2 api fast large)
-  if(EXISTS ${_dev}/device_${t}_test.cu)
-    tcr_add_test(tcr_test_device_${t} GPU SOURCES ${_dev}/device_${t}_test.cu TIMEOUT 1200)
+# The device test files, device_<t>_test.cu, each one binary; every file listed must exist.
+set(TCR_DEVICE_TESTS sum dot_nrm2 api fast large)
+foreach(t IN LISTS TCR_DEVICE_TESTS)
+  if(NOT EXISTS ${_dev}/device_${t}_test.cu)
+    message(FATAL_ERROR "test/reduce/device.cmake lists ${t}, but ${_dev}/device_${t}_test.cu "
+                        "does not exist (renamed? update TCR_DEVICE_TESTS)")
   endif()
+  tcr_add_test(tcr_test_device_${t} GPU SOURCES ${_dev}/device_${t}_test.cu TIMEOUT 1200)
 endforeach()
