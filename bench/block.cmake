@@ -1,12 +1,12 @@
-# Block-level benchmark (issue 3): tcr BlockReduce (shuffle tree and tensor-core chain/fold, fast
-# and compensated) against cub::BlockReduce's plain sum (result in thread 0, and broadcast to all
-# threads as tcr delivers it), per input type, per block-call. The per-item work must stay inside
-# the timed loop: notes/block-cost.md section 11 and its appendix B check that in the SASS.
-add_executable(tcr_bench_block block_bench.cu)
+# Block-level benchmark: tcr BlockReduce (plain, Sum2, double-carried, exact tensor cores; Sum and
+# Dot) against cub::BlockReduce's plain sum, per input type, block size and items per thread, per
+# block-call (bench/block_bench.cuh). One translation unit per input type, for parallel builds.
+add_executable(tcr_bench_block block_bench.cu block_bench_f32.cu block_bench_f64.cu
+  block_bench_f16.cu block_bench_bf16.cu block_bench_e4m3.cu block_bench_e5m2.cu)
 target_link_libraries(tcr_bench_block PRIVATE tcr::tcr CCCL::CCCL benchmark::benchmark CUDA::cudart)
 
 # Error of the warp-level tile reduction per type, policy and chain length R = 1..8 against MPFR:
-#   tcr_mma_characterize bench/results/mma_characterize_h200.json [warps]
+#   tcr_mma_characterize OUT.json [warps]
 if(NOT TARGET MPFR::MPFR)
   find_package(MPFR REQUIRED)
 endif()

@@ -2,11 +2,11 @@
 // input type (f16, bf16, e4m3 native and through f16, e5m2 native and in two bands through f16,
 // float split into bf16 parts), each
 // accumulation policy (chain_in_tensor_core, fold_out) and chain length R = 1..8, the error of
-// warp_tile_sum against exact MPFR sums on adversarial data, next to the model bound of
-// mma/tile_sum.cuh. The lane accumulator is a double so that only the tensor cores' error shows
-// (folding the D values in double along a tree of height h <= 2 * 24 + 3 adds at most
-// gamma_h * 2S < 2^-46 S, far below the errors measured, except for the exact paths, where the
-// folds are exact too: multiples of 2^-9 below 2^30).
+// lane_tile_sum (lane shares merged by tcr::WarpReduce) against exact MPFR sums on adversarial
+// data, next to the model bound of mma/tile_sum.cuh. The lane accumulator is a double so that only
+// the tensor cores' error shows (folding the D values in double along a tree of height h <= 2 * 24
+// + 3 adds at most gamma_h * 2S < 2^-46 S, far below the errors measured, except for the exact
+// paths, where the folds are exact too: multiples of 2^-9 below 2^30).
 //
 //   tcr_mma_characterize OUT.json [warps]
 //
@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 #include "mma/tile_sum.cuh"
+#include "reduce/warp.cuh" // the lanes' shares merged by the warp layer
 
 namespace {
 
@@ -51,7 +52,9 @@ __global__ void characterize_kernel(const In* g, double* g_out) {
 #pragma unroll
   for (int r = 0; r < R; ++r)
     t[r] = load_lane_tile(base + r * tile);
-  const double total = warp_tile_sum<Policy, double, Path>(t);
+  double r_acc = 0;
+  lane_tile_sum<Policy, Path>(t, r_acc);
+  const double total = tcr::WarpReduce<double>().Sum(share_of(r_acc));
   if ((threadIdx.x & 31) == 0)
     g_out[warp] = total;
 }

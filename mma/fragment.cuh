@@ -1,5 +1,5 @@
-// tcr: shared vocabulary of the tensor-core structs (mma/): fragment coordinates and the arch
-// guard helper.
+// tcr: shared vocabulary of the tensor-core structs (mma/): fragment coordinates, the arch
+// guard helper and the lane index.
 //
 // Every struct in mma/ describes one mma.sync instruction. Its fragment maps say which element
 // of which matrix a lane holds: a_coord(lane, i) is the (row, col) of element i (low to high, as
@@ -39,3 +39,12 @@ TCR_HD constexpr int thread_in_group(int lane) {
 } // namespace detail
 
 } // namespace tcr::mma
+
+namespace tcr::detail {
+// The calling thread's lane in its warp (0..31). The one definition for mma/ and reduce/.
+__device__ __forceinline__ int lane_id() {
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return static_cast<int>(lane);
+}
+} // namespace tcr::detail

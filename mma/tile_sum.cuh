@@ -16,8 +16,8 @@
 // same values and the 16 even lanes hold disjoint shares: after any number of calls the warp's
 // total is the merge of the accumulators of lanes 0, 2, ..., 30. share_of(acc) keeps the
 // accumulator in those lanes and returns the empty accumulator in the others, so that a merge
-// over all 32 lanes (or a whole block) gives the total; merge_shares(acc) merges the 16 shares
-// and gives every lane the total; warp_tile_sum does all of it.
+// over all 32 lanes (or a whole block) gives the total. Merging across lanes is the warp layer's
+// job (reduce/warp.cuh); this header has no shuffles.
 //
 // Accumulation policies (both named, both available):
 //   chain_in_tensor_core: C carries the running sum through the R MMAs of one call, as in Navarro
@@ -26,7 +26,7 @@
 //     (with a compensated accumulator the folds add only second-order error), as Ootomo and
 //     Yokota do for GEMM.
 //
-// Error bound (derived from the Hopper accumulation model, DESIGN.md section 2, with p the
+// Error bound (derived from the Hopper accumulation model of Khattak and Mikaitis, with p the
 // accumulator's significand bits, f >= 0 extra alignment bits, K the MMA's depth): an MMA aligns
 // its K products and C to the largest exponent, truncating each below 2^(e_max + 1 - p - f), sums
 // exactly and truncates the result to p bits. So for every entry of D
@@ -42,8 +42,8 @@
 // m16n8k32 runs as two chained f16 m16n8k16 steps (see mma/sm89.cuh), so K = 16, p = 24 and a
 // call of R fp8 MMAs is a chain of 2R steps (fold_out: a chain of 2). Split float: 3 steps per
 // tile (chain: 3R; fold_out: 1), and S counts the parts, S_parts <= (1 + 2^-7) S.
-// bench/mma_characterize measures the real error per type, policy and R on adversarial data;
-// bench/results/mma_characterize_h200.json holds the numbers (run on the H200).
+// bench/mma_characterize.cu measures the real error per type, policy and R on adversarial data
+// (H200: bench/results/2026-11-30-h200-4cdebb1/mma_characterize.json.gz).
 //
 // Exact paths (error 0, proved in the comments below): e4m3 through f16 MMAs (tile_path::
 // exact_f16), e5m2 through f16 MMAs in two exponent bands (tile_path::exact_bands_f16, twice the
@@ -150,12 +150,6 @@ constexpr int chain_steps(int R) {
 
 namespace detail {
 
-__device__ __forceinline__ int lane_id() {
-  unsigned lane;
-  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-  return static_cast<int>(lane);
-}
-
 template <class In>
 TCR_HD uint32_t raw_bits(const In& x) {
   if constexpr (sizeof(In) == 1) {
@@ -205,21 +199,6 @@ TCR_HD void split_bf16x3(float x, uint32_t& hi, uint32_t& mid, uint32_t& lo) {
   lo = lo_bits >> 16; // exact: lo's low 16 bits are zero
 }
 
-// Applies a 32-bit shuffle (a functor of one word) to every word of a trivially copyable value.
-template <class T, class Shuffle>
-__device__ __forceinline__ T shuffle_words(const T& v, Shuffle shuffle) {
-  static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
-  constexpr int words = (sizeof(T) + 3) / 4;
-  uint32_t in[words] = {}, out[words];
-  std::memcpy(in, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < words; ++i)
-    out[i] = shuffle(in[i]);
-  T r;
-  std::memcpy(&r, out, sizeof(T));
-  return r;
-}
-
 // d[0] == d[1] is row g of D and d[2] == d[3] row g + 8 (every column of D is the same row
 // sum): lanes t = 0, 1 of the quad fold row g, lanes t = 2, 3 row g + 8 (one fold per lane).
 // (The select is a selp in inline PTX: as a C++ ?: the compiler turns it into a branch and
@@ -246,7 +225,7 @@ __device__ __forceinline__ void reduce_fragments(const uint32_t (&a)[M][4], Acc&
   }();
   const uint32_t b[2] = {one, one};
   const float zero[4] = {0.f, 0.f, 0.f, 0.f};
-  const bool upper_row = (lane_id() & 2) != 0;
+  const bool upper_row = (tcr::detail::lane_id() & 2) != 0;
   if constexpr (std::is_same_v<Policy, fold_out>) {
 #pragma unroll
     for (int m = 0; m < M; ++m) {
@@ -278,7 +257,7 @@ __device__ __forceinline__ void reduce_fragments(const uint32_t (&a)[M][4], Acc&
 template <class In>
 __device__ __forceinline__ lane_tile<In> load_lane_tile(const In* g_tile) {
   lane_tile<In> t;
-  const uint4* p = reinterpret_cast<const uint4*>(g_tile) + detail::lane_id() * (t.words / 4);
+  const uint4* p = reinterpret_cast<const uint4*>(g_tile) + tcr::detail::lane_id() * (t.words / 4);
 #pragma unroll
   for (int v = 0; v < t.words / 4; ++v) {
     const uint4 q = p[v];
@@ -427,44 +406,7 @@ __device__ __forceinline__ void lane_tile_sum(const lane_tile<In> (&tiles)[R], A
 // in the odd ones: the merge of share_of(acc) over all 32 lanes is the warp's total.
 template <class Acc>
 __device__ __forceinline__ Acc share_of(const Acc& acc) {
-  return (detail::lane_id() & 1) == 0 ? acc : Acc{};
-}
-
-// The merge of the 16 even lanes' accumulators (lane_tile_sum leaves lanes l and l ^ 1 with the
-// same share). Every lane receives the same bits: a shfl.down tree over the even lanes (lane l
-// merges lanes [l, l + 2 delta) at level delta, lower lanes first) into lane 0, then one
-// broadcast. D's columns are equal row sums, but nothing promises the tensor core rounds two
-// columns alike, so only the even lanes' copies are used. (Cheaper than a butterfly, which
-// needs two selects per word and level to keep the operand order; the same tree.)
-template <class Acc>
-__device__ __forceinline__ Acc merge_shares(Acc acc) {
-#pragma unroll
-  for (int delta = 2; delta < 32; delta *= 2) {
-    const Acc other = detail::shuffle_words(
-        acc, [=](uint32_t w) { return __shfl_down_sync(0xffffffffu, w, delta); });
-    acc = tcr::merge(acc, other); // lanes past 31 - delta (and odd lanes) merge unused values
-  }
-  return detail::shuffle_words(acc, [](uint32_t w) { return __shfl_sync(0xffffffffu, w, 0); });
-}
-
-// Earlier names (the first version of this header kept quad-shared accumulators); they now do
-// what share_of and merge_shares do, so code written against them stays correct.
-template <class Acc>
-[[deprecated("use tcr::mma::share_of")]] __device__ __forceinline__ Acc quad_share(const Acc& acc) {
-  return share_of(acc);
-}
-template <class Acc>
-[[deprecated("use tcr::mma::merge_shares")]] __device__ __forceinline__ Acc merge_quads(Acc acc) {
-  return merge_shares(acc);
-}
-
-// The sum of R tiles; every lane receives the warp's total (an Acc; tcr::result(acc) rounds it).
-//   auto total = tcr::mma::warp_tile_sum<tcr::mma::fold_out, tcr::neumaier<float>>(tiles);
-template <class Policy, class Acc = float, tile_path Path = tile_path::native, class In, int R>
-__device__ __forceinline__ Acc warp_tile_sum(const lane_tile<In> (&tiles)[R]) {
-  Acc acc{};
-  lane_tile_sum<Policy, Path>(tiles, acc);
-  return merge_shares(acc);
+  return (tcr::detail::lane_id() & 1) == 0 ? acc : Acc{};
 }
 
 // The first-order model bound (*) of the file comment for one call, times 2: the largest

@@ -12,6 +12,7 @@
 #include <vector>
 #include "compensated/accumulators.cuh"
 #include "mma/tile_sum.cuh"
+#include "reduce/warp.cuh" // the lanes' shares merged by the warp layer
 #include "support/cuda_check.hpp"
 #include "support/mpfr_ref.hpp"
 
@@ -66,7 +67,9 @@ __global__ void tile_sum_kernel(const In* g, double* g_out, int* g_mismatch) {
 #pragma unroll
   for (int r = 0; r < R; ++r)
     t[r] = load_lane_tile(base + r * tile);
-  const Acc total = warp_tile_sum<Policy, Acc, Path>(t);
+  Acc r_acc{};
+  lane_tile_sum<Policy, Path>(t, r_acc);
+  const Acc total = tcr::WarpReduce<Acc>().Sum(share_of(r_acc));
   const double res = double(tcr::result(total));
   const double lane0 = __shfl_sync(0xffffffffu, res, 0);
   if (__double_as_longlong(res) != __double_as_longlong(lane0))

@@ -1,0 +1,6 @@
+// tcr block-level benchmark, e5m2 items (bench/block_bench.cuh).
+#include "block_bench.cuh"
+
+namespace {
+const bool registered = tcr_block_bench::add_type<__nv_fp8_e5m2>();
+} // namespace

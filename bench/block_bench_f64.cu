@@ -1,0 +1,6 @@
+// tcr block-level benchmark, f64 items (bench/block_bench.cuh).
+#include "block_bench.cuh"
+
+namespace {
+const bool registered = tcr_block_bench::add_type<double>();
+} // namespace
