@@ -6,6 +6,8 @@
 // in bench/results/2026-11-30-h200-tuning also varied the threads of the one small block, "s<S>",
 // and a register cap, "b<B>", through knobs since removed.) Used to choose
 // detail::device::default_tuning from measurements; the peers come from the same table.
+// It calls internals of reduce/detail/ (detail::device::traits, launch_tuning, run), not the public
+// API, so it builds only while those exist (-DTCR_BENCH_TUNING=ON); a plan table replaces it.
 #include <string>
 #include "common/registry.hpp"
 #include "reduce/device.cuh"

@@ -1,6 +1,5 @@
-# tcr device-wide benchmarks (issue 4): the speed harness and the accuracy run, both over one table
-# of cases (read-only ceiling, CUB, cuBLAS, tcr). The tcr entries live in their own translation
-# units and are built once reduce/device.cuh exists, so the peers and the harness build without it.
+# tcr device-wide benchmarks: the speed harness and the accuracy run, both over one table of cases
+# (read-only ceiling, CUB, cuBLAS, tcr), each case group in its own translation unit.
 find_package(MPFR REQUIRED)
 
 set(tcr_bench_case_sources
@@ -8,15 +7,10 @@ set(tcr_bench_case_sources
   device_bench_ceiling.cu
   device_bench_cub_sum.cu
   device_bench_cub_dot.cu
-  device_bench_cublas.cu)
-if(EXISTS ${PROJECT_SOURCE_DIR}/reduce/device.cuh)
-  list(APPEND tcr_bench_case_sources
-    device_bench_tcr_sum.cu
-    device_bench_tcr_dot.cu
-    device_bench_tcr_norms.cu)
-else()
-  message(STATUS "tcr benchmarks: reduce/device.cuh not found, benchmarking the peers only")
-endif()
+  device_bench_cublas.cu
+  device_bench_tcr_sum.cu
+  device_bench_tcr_dot.cu
+  device_bench_tcr_norms.cu)
 
 # An OBJECT library: its objects are linked whole, so the static registrations of every case stay.
 add_library(tcr_bench_cases OBJECT ${tcr_bench_case_sources})
@@ -36,10 +30,29 @@ add_test(NAME bench.cases COMMAND tcr_device_bench --tcr_list)
 add_test(NAME bench.accuracy_sets COMMAND tcr_accuracy --sets_only --n=16384)
 set_tests_properties(bench.cases bench.accuracy_sets PROPERTIES TIMEOUT 300)
 
-# Launch-tuning variants of tcr's kernel (bench/device_bench_tuning.cu): off by default, built only
-# to choose detail::device::default_tuning from measurements.
+# Launch-tuning variants of tcr's kernel (bench/device_bench_tuning.cu): off by default. It calls
+# internals of reduce/detail/ (tcr::detail::device::run and launch_tuning) and builds only where
+# they still exist.
 option(TCR_BENCH_TUNING "Build tcr_tuning_bench (launch-tuning variants of tcr's kernel)" OFF)
-if(TCR_BENCH_TUNING AND EXISTS ${PROJECT_SOURCE_DIR}/reduce/device.cuh)
+if(TCR_BENCH_TUNING)
   add_executable(tcr_tuning_bench device_bench_main.cpp device_bench_tuning.cu)
   target_link_libraries(tcr_tuning_bench PRIVATE tcr_bench_cases benchmark::benchmark)
+endif()
+
+# CUB of a newer CCCL as a peer (bench/device_bench_cub35_*.cu): -DTCR_CUB35_INCLUDE=<dir>, the include
+# folder of the PyPI package nvidia-cuda-cccl 13.3.x (CCCL 3.5, headers only), builds
+# tcr_bench_cub35 with <dir> first on its include path (-I, ahead of the toolkit's CCCL). It links
+# neither tcr nor the toolkit's CCCL target; only this program sees those headers.
+set(TCR_CUB35_INCLUDE "" CACHE PATH "Include folder of CCCL 3.5 headers for tcr_bench_cub35 (empty: not built)")
+if(TCR_CUB35_INCLUDE)
+  if(NOT EXISTS "${TCR_CUB35_INCLUDE}/cub/device/device_reduce.cuh")
+    message(FATAL_ERROR "TCR_CUB35_INCLUDE=${TCR_CUB35_INCLUDE} holds no cub/device/device_reduce.cuh")
+  endif()
+  add_executable(tcr_bench_cub35 device_bench_main.cpp device_bench_common.cu
+    device_bench_cub35_sum.cu device_bench_cub35_dot.cu)
+  target_include_directories(tcr_bench_cub35 BEFORE PRIVATE "${TCR_CUB35_INCLUDE}")
+  target_include_directories(tcr_bench_cub35 PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_features(tcr_bench_cub35 PRIVATE cxx_std_17 cuda_std_17)
+  target_link_libraries(tcr_bench_cub35 PRIVATE benchmark::benchmark CUDA::cudart)
+  add_test(NAME bench.cub35_cases COMMAND tcr_bench_cub35 --tcr_list)
 endif()

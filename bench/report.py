@@ -85,7 +85,8 @@ def parse_name(name):
 
 
 def speed_results(doc):
-    """{(op, type, method, l2, n): {"us", "bw", "clock_min", "error"}} from Google Benchmark JSON."""
+    """{(op, type, method, l2, n): {"us", "us_min", "us_max", "bw", "clock_min", ...} or {"error"}}
+    from Google Benchmark JSON (us: the median of the repetitions; us_min / us_max: their range)."""
     runs = defaultdict(dict)  # key -> {"median": entry, "min": entry, "iteration": [entries]}
     for b in doc.get("benchmarks", []):
         key = parse_name(b.get("run_name", b.get("name", "")))
@@ -115,7 +116,16 @@ def speed_results(doc):
         if not clocks and med.get("clock_ratio") is not None:
             clocks.append(med["clock_ratio"])
         mhz = [b.get("sm_clock_mhz") for b in its + [slot.get("min"), med] if b and b.get("sm_clock_mhz")]
+        spread = {}
+        for agg in ("min", "max"):
+            if agg in slot:
+                spread["us_" + agg] = to_us(slot[agg]["real_time"], slot[agg].get("time_unit", "ns"))
+            elif its:
+                pick = min if agg == "min" else max
+                b = pick(its, key=lambda b: b["real_time"])
+                spread["us_" + agg] = to_us(b["real_time"], b.get("time_unit", "ns"))
         out[key] = {
+            **spread,
             "us": to_us(med["real_time"], med.get("time_unit", "ns")),
             "bw": med.get("bytes_per_second"),
             "clock_min": min(clocks) if clocks else None,

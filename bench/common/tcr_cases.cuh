@@ -16,8 +16,6 @@ inline const char* name(Accuracy a) {
     return "compensated";
   case Accuracy::fast:
     return "fast";
-  case Accuracy::double_word:
-    return "double_word";
   }
   return "?";
 }
@@ -34,8 +32,7 @@ inline const char* name(Engine e) {
   return "?";
 }
 
-inline constexpr Accuracy accuracies[] = {Accuracy::compensated, Accuracy::fast,
-                                          Accuracy::double_word};
+inline constexpr Accuracy accuracies[] = {Accuracy::compensated, Accuracy::fast};
 inline constexpr Engine engines[] = {Engine::automatic, Engine::tensor_core, Engine::cuda_core};
 
 // Adds one case per mode and engine; f(temp, bytes, args, options) calls tcr.
@@ -51,7 +48,7 @@ void add_all(op_kind op, const char* fn, F f) {
                name(eng);
       // The quick run: every mode with the automatic engine; for sum also every engine of the
       // compensated and fast modes (what Engine::automatic is chosen from).
-      c.quick = eng == Engine::automatic || (op == op_kind::sum && acc != Accuracy::double_word);
+      c.quick = eng == Engine::automatic || op == op_kind::sum;
       const ReduceOptions options{acc, eng};
       c.call = [f, options](void* temp, std::size_t& bytes, const call_args& a) {
         return f(temp, bytes, a, options);
