@@ -1,13 +1,11 @@
-// tcr benchmarks: launch-tuning variants of tcr's compensated device kernel (not part of the
+// tcr benchmarks: launch-plan variants of tcr's compensated device kernel (not part of the
 // default build: -DTCR_BENCH_TUNING=ON builds tcr_tuning_bench). Each case is the library's own
-// dispatch (detail::device::run, the traits of the automatic CUDA-core path) with another
-// launch_tuning: U, the vectors each thread has in flight per operand in the multi-block kernel.
-// The method is "tune.u<U>" ("tune64.u<U>" for a double result of a float input). (Runs 1 and 2
-// in bench/results/2026-11-30-h200-tuning also varied the threads of the one small block, "s<S>",
-// and a register cap, "b<B>", through knobs since removed.) Used to choose
-// detail::device::default_tuning from measurements; the peers come from the same table.
-// It calls internals of reduce/detail/ (detail::device::traits, launch_tuning, run), not the public
-// API, so it builds only while those exist (-DTCR_BENCH_TUNING=ON); a plan table replaces it.
+// launch (detail::device::launch on the CUDA-core engine) with the plan of
+// detail::device::plan_for but another unroll depth U, the vectors each thread has in flight per
+// operand in the multi-block kernel. The method is "tune.u<U>" ("tune64.u<U>" for a double
+// result of a float input). Used to choose the plan table from measurements
+// (bench/results/2026-11-30-h200-tuning/); the peers come from the same table. It calls
+// internals of reduce/device.cuh (detail::device::launch, reduction_for, plan_for).
 #include <string>
 #include "common/registry.hpp"
 #include "reduce/device.cuh"
@@ -17,10 +15,18 @@ namespace {
 
 namespace dk = detail::device;
 
+template <dk::op_kind Op, class R, int U>
+struct plan_with_unroll {
+  static constexpr dk::launch_plan value = [] {
+    dk::launch_plan p = dk::plan_for<Op, R>();
+    p.unroll = U;
+    return p;
+  }();
+};
+
 template <dk::op_kind Op, class In, class Out, int U>
 void add_variant(op_kind op) {
-  using K = dk::traits<Op, In, In, Out>;
-  using T = dk::launch_tuning<U>;
+  using R = typename dk::reduction_for<Op, In, In, Out>::type;
   const bool wider = !std::is_same_v<Out, result_t<In>>;
   bench_case c;
   c.op = op;
@@ -28,8 +34,9 @@ void add_variant(op_kind op) {
   c.method = std::string(wider ? "tune64" : "tune") + ".u" + std::to_string(U);
   c.note = "tcr compensated, CUDA cores, " + std::to_string(U) + " vectors in flight";
   c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
-    return dk::run<K, T>(temp, bytes, a.x, Op == dk::op_kind::dot ? a.y : nullptr, a.out, a.n,
-                         a.stream, K{});
+    return dk::launch<Op, R, dk::engine_kind::cuda_core, plan_with_unroll<Op, R, U>>(
+        temp, bytes, a.x, Op == dk::op_kind::dot ? a.y : nullptr, a.out, a.n, a.stream,
+        typename R::accumulator{});
   };
   cases().push_back(std::move(c));
 }

@@ -10,3 +10,10 @@
 #endif
 
 #define TCR_HD TCR_HOST_DEVICE TCR_FORCEINLINE
+
+// Loop unrolling for the device compiler; host compilers see nothing (no unknown-pragma warnings).
+#if defined(__CUDA_ARCH__)
+#define TCR_UNROLL _Pragma("unroll")
+#else
+#define TCR_UNROLL
+#endif

@@ -7,6 +7,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include "compensated/config.cuh"
 
@@ -19,6 +21,12 @@ inline constexpr bool is_input_type_v =
     std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __nv_fp8_e4m3> ||
     std::is_same_v<T, __nv_fp8_e5m2>;
 
+namespace detail {
+template <class T>
+inline constexpr bool is_fp8_v =
+    std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
+} // namespace detail
+
 // widen<To>(x): x converted exactly to To (float or double); plain static_cast otherwise.
 template <class To, class From>
 TCR_HD To widen(From x) {
@@ -29,6 +37,108 @@ TCR_HD To widen(From x) {
     return static_cast<To>(static_cast<float>(x));
   } else {
     return static_cast<To>(x);
+  }
+}
+
+namespace detail {
+
+// Four e5m2 values (the bytes of w) as two f16x2 words {lo: bytes 0, 1; hi: bytes 2, 3}. Exact:
+// an e5m2 value is the upper byte of the f16 of the same value.
+TCR_HD void e5m2x4_to_f16x4(std::uint32_t w, std::uint32_t& lo, std::uint32_t& hi) {
+#if defined(__CUDA_ARCH__)
+  lo = __byte_perm(w, 0u, 0x1404); // [0, b0, 0, b1]
+  hi = __byte_perm(w, 0u, 0x3424); // [0, b2, 0, b3]
+#else
+  lo = ((w & 0xffu) << 8) | ((w & 0xff00u) << 16);
+  hi = ((w >> 8) & 0xff00u) | (w & 0xff000000u);
+#endif
+}
+
+TCR_HD float2 f16x2_to_float2(std::uint32_t w) {
+  __half2_raw r;
+  std::memcpy(&r, &w, 4);
+  return __half22float2(__half2(r));
+}
+
+} // namespace detail
+
+// widen_all(x, f): every element of x widened exactly to float (To = float) or double, pairwise
+// where the hardware converts pairs (half, e4m3, e5m2: four per 32-bit word).
+template <class To, class T, int N>
+TCR_HD void widen_all(const T (&x)[N], To (&f)[N]) {
+  static_assert(std::is_same_v<To, float> || std::is_same_v<To, double>,
+                "tcr::widen_all: float or double results");
+  if constexpr (std::is_same_v<To, double> && !std::is_same_v<T, double>) {
+    float g[N];
+    widen_all(x, g);
+TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      f[i] = static_cast<double>(g[i]);
+  } else if constexpr (std::is_same_v<T, __half> && N % 2 == 0) {
+TCR_UNROLL
+    for (int i = 0; i < N; i += 2) {
+      const float2 v = __half22float2(__halves2half2(x[i], x[i + 1]));
+      f[i] = v.x;
+      f[i + 1] = v.y;
+    }
+  } else if constexpr ((std::is_same_v<T, __nv_fp8_e5m2> || std::is_same_v<T, __nv_fp8_e4m3>)&&N %
+                           4 ==
+                       0) {
+    std::uint32_t w[N / 4];
+    std::memcpy(w, x, sizeof w);
+TCR_UNROLL
+    for (int i = 0; i < N / 4; ++i) {
+      std::uint32_t lo, hi;
+      if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) {
+        detail::e5m2x4_to_f16x4(w[i], lo, hi);
+      } else {
+        const __half2_raw a =
+            __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i]), __NV_E4M3);
+        const __half2_raw b =
+            __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i] >> 16), __NV_E4M3);
+        lo = static_cast<std::uint32_t>(a.x) | (static_cast<std::uint32_t>(a.y) << 16);
+        hi = static_cast<std::uint32_t>(b.x) | (static_cast<std::uint32_t>(b.y) << 16);
+      }
+      const float2 a = detail::f16x2_to_float2(lo);
+      const float2 b = detail::f16x2_to_float2(hi);
+      f[4 * i] = a.x;
+      f[4 * i + 1] = a.y;
+      f[4 * i + 2] = b.x;
+      f[4 * i + 3] = b.y;
+    }
+  } else {
+TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      f[i] = widen<To>(x[i]);
+  }
+}
+
+// magnitudes(x): |x_i| for every element, by clearing the sign bits (NaN stays NaN). One
+// logical operation per 32-bit word for every floating-point input type.
+template <class T, int N>
+TCR_HD void magnitudes(T (&x)[N]) {
+  static_assert(is_input_type_v<T>, "tcr::magnitudes: a floating-point input type");
+  constexpr int bits = 8 * sizeof(T);
+  constexpr std::uint64_t magnitude = ~(std::uint64_t(1) << (bits - 1)) &
+                                      (bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1);
+  if constexpr ((sizeof(T) * N) % 4 == 0 && sizeof(T) <= 4) {
+    std::uint32_t mask = 0;
+    for (int i = 0; i < 4 / static_cast<int>(sizeof(T)); ++i)
+      mask |= static_cast<std::uint32_t>(magnitude) << (bits * i);
+    std::uint32_t w[sizeof(T) * N / 4];
+    std::memcpy(w, x, sizeof w);
+TCR_UNROLL
+    for (int i = 0; i < static_cast<int>(sizeof w / 4); ++i)
+      w[i] &= mask;
+    std::memcpy(x, w, sizeof w);
+  } else {
+TCR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      std::uint64_t b = 0;
+      std::memcpy(&b, &x[i], sizeof(T));
+      b &= magnitude;
+      std::memcpy(&x[i], &b, sizeof(T));
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 #include "compensated/config.cuh"
 
 namespace tcr {
@@ -37,87 +38,71 @@ TCR_HD T opaque(T x) {
   return x;
 }
 
-TCR_HD float add_rn(float a, float b) {
+// Correctly rounded arithmetic that no compiler contracts: on the device the `_rn` intrinsics
+// (float or double, picked by T), on the host plain operations with every product behind opaque.
+template <class T>
+TCR_HD T add_rn(T a, T b) {
 #if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
+  if constexpr (std::is_same_v<T, float>)
+    return __fadd_rn(a, b);
+  else
+    return __dadd_rn(a, b);
 #else
   return a + b;
 #endif
 }
-TCR_HD double add_rn(double a, double b) {
+template <class T>
+TCR_HD T sub_rn(T a, T b) {
 #if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-TCR_HD float sub_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
+  if constexpr (std::is_same_v<T, float>)
+    return __fsub_rn(a, b);
+  else
+    return __dsub_rn(a, b);
 #else
   return a - b;
 #endif
 }
-TCR_HD double sub_rn(double a, double b) {
+template <class T>
+TCR_HD T mul_rn(T a, T b) {
 #if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-TCR_HD float mul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return opaque(a * b);
-#endif
-}
-TCR_HD double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
+  if constexpr (std::is_same_v<T, float>)
+    return __fmul_rn(a, b);
+  else
+    return __dmul_rn(a, b);
 #else
   return opaque(a * b);
 #endif
 }
 // a * b + c with one rounding.
-TCR_HD float fma_rn(float a, float b, float c) {
+template <class T>
+TCR_HD T fma_rn(T a, T b, T c) {
 #if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
+  if constexpr (std::is_same_v<T, float>)
+    return __fmaf_rn(a, b, c);
+  else
+    return __fma_rn(a, b, c);
 #else
   return std::fma(a, b, c);
 #endif
 }
-TCR_HD double fma_rn(double a, double b, double c) {
+template <class T>
+TCR_HD T div_rn(T a, T b) {
 #if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-TCR_HD float div_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
+  if constexpr (std::is_same_v<T, float>)
+    return __fdiv_rn(a, b);
+  else
+    return __ddiv_rn(a, b);
 #else
   return a / b;
 #endif
 }
-TCR_HD double div_rn(double a, double b) {
+template <class T>
+TCR_HD T sqrt_rn(T a) {
 #if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-TCR_HD float sqrt_rn(float a) {
-#if defined(__CUDA_ARCH__)
-  return __fsqrt_rn(a);
-#else
-  return std::sqrt(a);
-#endif
-}
-TCR_HD double sqrt_rn(double a) {
-#if defined(__CUDA_ARCH__)
-  return __dsqrt_rn(a);
+  if constexpr (std::is_same_v<T, float>)
+    return __fsqrt_rn(a);
+  else
+    return __dsqrt_rn(a);
 #else
   return std::sqrt(a);
 #endif

@@ -54,7 +54,7 @@ struct expansion {
   }
 
   TCR_HD void merge(const expansion& o) {
-#pragma unroll
+TCR_UNROLL
     for (int j = 0; j < K; ++j)
       insert(j, o.c[j]);
   }
@@ -65,18 +65,18 @@ struct expansion {
       return c[0];
     // p = [c[K-1], ..., c[0]]: smallest level first, so VecSum ends on the largest.
     T p[K];
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < K; ++i)
       p[i] = c[K - 1 - i];
     bool all_zero = true;
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < K - 1; ++i)
       all_zero = all_zero && p[i] == T(0);
     if (all_zero)
       return c[0]; // keeps -0
-#pragma unroll
+TCR_UNROLL
     for (int pass = 0; pass < K - 1; ++pass) {
-#pragma unroll
+TCR_UNROLL
       for (int i = 1; i < K; ++i) {
         const auto [s, e] = two_sum(p[i], p[i - 1]);
         p[i] = s;
@@ -84,7 +84,7 @@ struct expansion {
       }
     }
     T tail = p[0];
-#pragma unroll
+TCR_UNROLL
     for (int i = 1; i < K - 1; ++i)
       tail = add_rn(tail, p[i]);
     return add_rn(tail, p[K - 1]);
@@ -94,7 +94,7 @@ private:
   // Adds v at level j; the errors cascade to the levels below.
   TCR_HD void insert(int j, T v) {
     using namespace detail;
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < K - 1; ++i) {
       if (i >= j) {
         const auto [s, e] = two_sum(c[i], v);

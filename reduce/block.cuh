@@ -204,7 +204,7 @@ private:
 
   __device__ __forceinline__ T* partials() { return reinterpret_cast<T*>(s_.bytes); }
 
-  // Each warp's lane 0 holds its warp's total (T{} where it had nothing valid). The first
+  // Each warp's lane 0 holds its warp's total (the empty sum where it had nothing valid). The first
   // valid_warps totals are merged by WarpTotals (the warp layer's tree over warp ranks), and
   // every thread gets the same bits. Whole warps only: every warp merges the totals itself, so
   // no broadcast through shared memory is needed; two barriers (the totals are written; every
@@ -231,7 +231,8 @@ private:
         if constexpr (warps == 32) {
           total = WarpTotals().ReduceToLane0(partials()[lane], op, valid_warps);
         } else if (lane < warps) {
-          total = WarpTotals().ReduceToLane0(lane < valid_warps ? partials()[lane] : T{}, op,
+          total = WarpTotals().ReduceToLane0(lane < valid_warps ? partials()[lane] : T{},
+                                             op,
                                              valid_warps);
         }
         total = detail::shfl(detail::full_warp_mask, total, 0);

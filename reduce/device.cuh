@@ -22,7 +22,9 @@
 // 2^-150 for float, 2^-1075 for double.)
 // Finite inputs whose exact result is finite give a finite result (intermediate overflow is
 // caught and rescaled on a rare path); Inf and NaN propagate as in plain summation (Nrm2: NaN if
-// any element is NaN, else +inf if any is infinite). How: compensated/wide.cuh.
+// any element is NaN, else +inf if any is infinite). How: compensated/reductions.cuh.
+// Zeros follow IEEE summation: a Sum of -0 terms is -0 (except on the tensor-core engines, whose
+// MMAs return +0 for a zero sum).
 //
 // Accuracy::fast: |res - s| <= u|s| + c u S with c = fast_error_constant<In, Out>() below,
 // independent of n. Sum and Asum of __half and __nv_bfloat16 run the seed paper's method on
@@ -31,19 +33,27 @@
 // merges. Every other operation and type runs the compensated path, which meets the fast bound
 // with c = 1 (its error before the final rounding is below 2^-40 S <= 2^-16 u S for a float
 // result and 2^-88 S for a double one).
-// Accuracy::double_word runs the compensated path (the double machinery for double, dd and
-// inputs of type double; ask for a df32 / dd result to get the unrounded pair).
-// Engine: Engine::automatic picks by measurement (bench/results/): CUDA cores for every
+// The unrounded pair: ask for a tcr::df32 or tcr::dd result.
+// Engine: Engine::automatic picks by measurement (the plan table below): CUDA cores for every
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
 // tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16 from 2^16 elements.
 // Engine::tensor_core forces the tensor cores where a path exists in the requested mode: fp8 Sum /
 // Asum (exact f16 MMAs, any mode) and half / bfloat16 Sum / Asum in fast mode; elsewhere it gives
 // cudaErrorNotSupported. Engine::cuda_core always works.
 //
+// Structure: this header holds the API, the argument checks, the choice of accumulator
+// (compensated/reductions.cuh) and the launch plan; reduce/detail/device_kernel.cuh the one
+// kernel (load -> accumulate -> block reduce -> arrive -> the last block merges), which reaches
+// the tensor cores only through the warp layer (reduce/warp.cuh).
+//
 // Execution: one kernel launch for every n (including n = 0, which writes 0, or init for
 // Reduce); no host synchronisation, no allocation in the two-phase form, capturable in a CUDA
-// graph. Results are bitwise identical run to run on the same GPU (fixed combining order, no
-// floating-point atomics). Calls on different streams need separate temporary storage.
+// graph. Reproducibility: no floating-point atomics; the combining order depends only on n, the
+// inputs' addresses modulo 16 bytes and the grid, which depends only on n, the GPU's SM count and
+// the kernel's occupancy on that GPU model. So the same call on the same data gives the same bits
+// run to run on one GPU (and on any GPU of the same model); another GPU model, a MIG slice or the
+// same data at another offset may round differently (within the bounds above). Calls on
+// different streams need separate temporary storage.
 // temp_storage_bytes depends only on num_items and the types and never shrinks as num_items
 // grows. The temporary storage need not be initialised (see reduce/detail/device_kernel.cuh for
 // the arrival counter that lives in it and its 2^-48 residual risk on never-used storage).
@@ -58,13 +68,15 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
+#include "compensated/reductions.cuh"
 #include "reduce/detail/device_kernel.cuh"
-#include "reduce/detail/device_traits.cuh"
+#include "reduce/warp.cuh"
 
 namespace tcr {
 
-enum class Accuracy { compensated, fast, double_word };
+enum class Accuracy { compensated, fast };
 enum class Engine { automatic, tensor_core, cuda_core };
 struct ReduceOptions {
   Accuracy accuracy = Accuracy::compensated;
@@ -72,30 +84,89 @@ struct ReduceOptions {
 };
 
 // The constant c of Accuracy::fast's bound |res - s| <= u|s| + c u S for Sum and Asum of In into
-// Out (u: Out's unit roundoff; Dot and Nrm2 run the compensated path: c = 1). Half and bfloat16
-// on tensor cores: a chain of R = 4 m16n8k16 MMAs (K = 16, 24-bit accumulator) adds at most
-// mma::tile_error_bound(4, 16, 24, S_chain) = 2 * 4 * 18 * 2^-23 S_chain = 288 u_f S_chain, and
-// the chains' S_chain add up to S; the compensated folds and merges and the final rounding
-// to Out add u|s| plus less than u_f S (the compensated path's 2^-40 S). For a double result
-// (u = 2^-53) the same absolute error is 289 * 2^29 u S. Everything else: c = 1.
+// Out (u: Out's unit roundoff). Half and bfloat16 on tensor cores: a chain of R = 4 depth-16 MMA
+// steps with a 24-bit accumulator adds at most mma::tile_error_bound(4, 16, 24, S_chain)
+// (= 288 u_f S_chain), and the chains' S_chain add up to S; the compensated folds and merges and
+// the final rounding to Out add u|s| plus less than u_f S (the compensated path's 2^-40 S). For a
+// double result (u = 2^-53) the same absolute error is (288 + 1) 2^29 u S. Everything else runs
+// the compensated path: c = 1.
 template <class In, class Out>
 constexpr double fast_error_constant() {
   constexpr bool tc = std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>;
   constexpr bool double_result = std::is_same_v<Out, double> || std::is_same_v<Out, dd>;
+  constexpr double u_f = 1.0 / 16777216.0; // 2^-24
+  constexpr double c_f = mma::tile_error_bound(4, 16, 24, 1.0) / u_f + 1.0;
   if constexpr (!tc)
     return 1.0;
   else if constexpr (double_result)
-    return 289.0 * 536870912.0; // 289 u_f = 289 * 2^29 u_d
+    return c_f * 536870912.0; // u_f = 2^29 u_d
   else
-    return 289.0;
+    return c_f;
 }
 
 namespace detail {
 namespace device {
 
+enum class op_kind { sum, asum, dot, nrm2, reduce };
+
 template <class T>
 struct nondeduced {
   using type = T;
+};
+
+template <class Out>
+inline constexpr bool is_double_result_v = std::is_same_v<Out, double> || std::is_same_v<Out, dd>;
+
+// The accumulator of each operation: float-result machinery, or double-result machinery where
+// any operand or the result is double.
+template <op_kind Op, class X, class Y, class Out>
+struct reduction_for {
+  static constexpr bool double_result =
+      std::is_same_v<X, double> || std::is_same_v<Y, double> || is_double_result_v<Out>;
+  using machinery = std::conditional_t<double_result, double, float>;
+  using accumulator =
+      std::conditional_t<Op == op_kind::dot, dot_accumulator<machinery>,
+                         std::conditional_t<Op == op_kind::nrm2, nrm2_accumulator<machinery>,
+                                            sum_accumulator<machinery>>>;
+  using type = reduction<accumulator, X, std::conditional_t<Op == op_kind::dot, Y, void>, Out,
+                         Op == op_kind::asum>;
+};
+
+// The launch plan of one reduction. Chosen by measurement on the H200 with tcr_tuning_bench
+// (bench/results/2026-11-30-h200-tuning/) and the one-block runs of
+// bench/results/2026-11-30-h200-8bf8d38/; other architectures use the same plan.
+struct launch_plan {
+  int threads;                 // per block of the grid
+  int unroll;                  // 16-byte vectors per operand in flight per thread
+  int one_block_threads;       // inputs of more than bytes_per_block bytes but at most
+  int one_block_unroll;        //   one_block_threads * 16 * one_block_unroll bytes (and
+  std::int64_t one_block_max;  //   one_block_max elements) run as one block of this size
+  std::int64_t tensor_core_from; // Engine::automatic: tensor cores from this many elements
+};
+// (The tensor-core threshold applies where a tensor-core path exists in the mode asked for.)
+
+template <op_kind Op, class R>
+constexpr launch_plan plan_for() {
+  using X = typename R::x_type;
+  // The double machinery's thread state would spill under the 64-register cap of 1024 threads.
+  constexpr bool heavy = sizeof(typename R::accumulator::partial_type) > 16;
+  constexpr bool half_sum = (Op == op_kind::sum || Op == op_kind::asum) &&
+                            (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>);
+  launch_plan p{};
+  p.threads = 256;
+  p.unroll = R::binary && !heavy ? 2 : 4;
+  p.one_block_threads = heavy ? 512 : 1024;
+  p.one_block_unroll = R::binary ? 2 : 4;
+  p.one_block_max = std::int64_t(1) << 15;
+  // Accuracy::fast half and bfloat16 sums only; fp8 sums are faster on the CUDA cores.
+  p.tensor_core_from = half_sum ? std::int64_t(1) << 16 : std::numeric_limits<std::int64_t>::max();
+  return p;
+}
+
+// plan_for as a type, so that a tuning benchmark can launch with another plan.
+template <op_kind Op, class R>
+struct default_plan {
+  static constexpr launch_plan value = plan_for<Op, R>();
 };
 
 // Partials needed for n elements of elem_bytes each: at least bytes_per_block of input per block,
@@ -108,9 +179,9 @@ inline std::int64_t partials_for(std::int64_t n, int elem_bytes) {
   return blocks < max_grid ? blocks : max_grid;
 }
 
-template <class Acc>
+template <class P>
 std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
-  const std::size_t partials = static_cast<std::size_t>(partials_for(n, elem_bytes)) * sizeof(Acc);
+  const std::size_t partials = static_cast<std::size_t>(partials_for(n, elem_bytes)) * sizeof(P);
   return storage_align + header_bytes +
          (partials + storage_align - 1) / storage_align * storage_align;
 }
@@ -118,9 +189,8 @@ std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
 inline constexpr int max_devices = 64;
 
 // Blocks of this kernel that fit the device at once (SMs x occupancy), cached per kernel and
-// device (a template argument, not a parameter: kernels of one type, such as one traits K at two
-// unroll depths, have occupancies of their own).
-template <auto Kernel>
+// device.
+template <auto Kernel, int Threads>
 int resident_blocks(int device) {
   static std::atomic<int> cache[max_devices] = {};
   if (device >= 0 && device < max_devices) {
@@ -131,8 +201,7 @@ int resident_blocks(int device) {
   int sms = 0;
   int per_sm = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block_threads, 0) !=
-          cudaSuccess) {
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0) != cudaSuccess) {
     return 1; // correct, only slow; the launch reports any real error
   }
   int blocks = sms * (per_sm > 0 ? per_sm : 1);
@@ -157,116 +226,127 @@ bool aligned_to_element(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
 }
 
-// How the multi-block kernel is launched: Unroll, the vectors each thread has in flight per
-// operand.
-template <int Unroll>
-struct launch_tuning {
-  static constexpr int unroll = Unroll;
-};
-// Chosen by measurement (bench/results/2026-11-30-h200-tuning, tcr_tuning_bench, cold L2, time
-// against CUB): 4 vectors in flight, and 4 per operand for Dot with the double machinery (f64
-// Dot 2^28: 1.015x against 1.13x with 2; 2^22: 1.15x against 1.23x; f32 -> double Dot 2^28:
-// 1.04x against 1.17x; 88 and 96 registers, 2 blocks per SM either way); other Dots 2 (f32: equal
-// at 2^28, 2 ahead at 2^22). 8 in flight did not help f32 / f16 Sum (f32 2^28 253.9 against
-// 254.8 us, 4 blocks per SM instead of 6) and slowed f64 Sum / Nrm2. Inputs of one block keep
-// block_threads: 512 or 1024 threads were slower or equal at 2^10..2^13 elements, except f32
-// Dot at 2^12 (512: 2.91 against 3.34 us).
-template <class K>
-using default_tuning =
-    launch_tuning<!std::is_void_v<typename K::y_type> && !wide_partials_v<K> ? 2 : 4>;
+// The vector region: it starts where the wider operand is 16-byte aligned; the narrower one must
+// then be aligned to its own vector size, else every element goes through the scalar loop.
+template <class R>
+void split_vector_region(kernel_params& p) {
+  using X = typename R::x_type;
+  using Y = typename R::y_storage;
+  constexpr int V = R::vector_items;
+  p.head = 0;
+  p.nvec = 0;
+  if constexpr (V > 1) {
+    constexpr int eb = R::elem_bytes;
+    const bool x_wide = sizeof(X) >= sizeof(Y);
+    const std::uintptr_t a_wide = reinterpret_cast<std::uintptr_t>(x_wide ? p.x : p.y);
+    std::int64_t head = static_cast<std::int64_t>(((16 - a_wide % 16) % 16) / eb);
+    if (head > p.n)
+      head = p.n;
+    bool ok = true;
+    if constexpr (R::binary) {
+      const std::uintptr_t a_narrow = reinterpret_cast<std::uintptr_t>(x_wide ? p.y : p.x);
+      const std::size_t narrow_bytes = x_wide ? sizeof(Y) : sizeof(X);
+      ok = (a_narrow + head * narrow_bytes) % (V * narrow_bytes) == 0;
+    }
+    if (ok) {
+      p.head = head;
+      p.nvec = (p.n - head) / V;
+    }
+  }
+}
 
-// Size query, checks, and the launch, for any traits K.
-template <class K, class Tuning = default_tuning<K>>
-cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x, const void* y,
-                void* out, std::int64_t n, cudaStream_t stream, const K& k,
-                bool engine_available = true) {
-  using X = typename K::x_type;
-  using Y = typename K::y_type;
-  constexpr bool binary = !std::is_void_v<Y>;
-  using YL = std::conditional_t<binary, Y, X>;
-  constexpr int elem_bytes = sizeof(X) > sizeof(YL) ? sizeof(X) : sizeof(YL);
-  constexpr int V = K::vec_items;
-  using Acc = typename K::partial_type; // what temp storage holds, one per block
+// Size query, checks, the plan and the launch of reduction R with engine E.
+template <op_kind Op, class R, engine_kind E, class Plan = default_plan<Op, R>>
+cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x,
+                   const void* y, void* out, std::int64_t n, cudaStream_t stream,
+                   const typename R::accumulator& fresh) {
+  using X = typename R::x_type;
+  using Y = typename R::y_storage;
+  using P = typename R::accumulator::partial_type;
+  constexpr int eb = R::elem_bytes;
 
-  if (!engine_available)
-    return cudaErrorNotSupported;
-  const std::size_t needed = temp_bytes_for<Acc>(n, elem_bytes);
+  const std::size_t needed = temp_bytes_for<P>(n, eb);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
   }
   if (n < 0 || out == nullptr || temp_storage_bytes < needed)
     return cudaErrorInvalidValue;
-  if (n > 0 && (x == nullptr || (binary && y == nullptr)))
+  if (n > 0 && (x == nullptr || (R::binary && y == nullptr)))
     return cudaErrorInvalidValue;
-  if (n > 0 && (!aligned_to_element<X>(x) || (binary && !aligned_to_element<YL>(y))))
+  if (n > 0 && (!aligned_to_element<X>(x) || (R::binary && !aligned_to_element<Y>(y))))
     return cudaErrorInvalidValue;
-
-  // Vector region: starts where the wider operand is 16-byte aligned; the narrower one must
-  // then be aligned to its own vector size, else every element goes through the scalar loop.
-  std::int64_t head = 0;
-  std::int64_t nvec = 0;
-  if constexpr (V > 1) {
-    const bool x_wide = sizeof(X) >= sizeof(YL);
-    const std::uintptr_t a_wide = reinterpret_cast<std::uintptr_t>(x_wide ? x : y);
-    head = static_cast<std::int64_t>(((16 - a_wide % 16) % 16) / elem_bytes);
-    if (head > n)
-      head = n;
-    bool ok = true;
-    if constexpr (binary) {
-      const std::uintptr_t a_narrow = reinterpret_cast<std::uintptr_t>(x_wide ? y : x);
-      const std::size_t narrow_bytes = x_wide ? sizeof(YL) : sizeof(X);
-      ok = (a_narrow + head * narrow_bytes) % (V * narrow_bytes) == 0;
-    }
-    if (ok) {
-      nvec = (n - head) / V;
-    } else {
-      head = 0;
-    }
-  }
 
   kernel_params p{};
   p.x = x;
   p.y = y;
   p.n = n;
-  p.head = head;
-  p.nvec = nvec;
   p.out = out;
-  constexpr int unroll = Tuning::unroll;
-  const std::int64_t bytes = n * elem_bytes;
-  if (bytes > bytes_per_block && bytes <= single_block_bytes_v<K> && n <= single_block_items) {
-    // Mid-small inputs: one block of 512 or 1024 threads (see single_block_threads_v), no
-    // partials and no arrival word; one round of 4 vectors (2 per operand for Dot) per thread.
-    constexpr int threads = single_block_threads_v<K>;
-    reduce_kernel<K, binary ? 2 : 4, threads><<<1, threads, 0, stream>>>(p, k);
+  split_vector_region<R>(p);
+  const std::int64_t bytes = n * eb;
+  constexpr launch_plan c = Plan::value;
+  if (bytes > bytes_per_block && bytes <= std::int64_t(c.one_block_threads) * 16 * c.one_block_unroll &&
+      n <= c.one_block_max) {
+    // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent L2
+    // round trips cost more than the block's extra reduction levels).
+    reduce_kernel<R, c.one_block_threads, c.one_block_unroll, E>
+        <<<1, c.one_block_threads, 0, stream>>>(p, fresh);
     return cudaPeekAtLastError();
   }
-
-  const std::int64_t by_size = partials_for(n, elem_bytes);
+  const std::int64_t by_size = partials_for(n, eb);
+  constexpr auto kernel = reduce_kernel<R, c.threads, c.unroll, E>;
   if (by_size == 1) {
-    // Small inputs (at most bytes_per_block bytes, n = 0 included): the multi-block kernel with
-    // a grid of one block, no partials.
-    reduce_kernel<K, unroll><<<1, block_threads, 0, stream>>>(p, k);
+    // Small inputs (at most bytes_per_block bytes, n = 0 included): a grid of one block.
+    kernel<<<1, c.threads, 0, stream>>>(p, fresh);
     return cudaPeekAtLastError();
   }
-
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess)
     return err;
-  constexpr auto kernel = reduce_kernel<K, unroll>;
-  int grid = resident_blocks<kernel>(device);
+  int grid = resident_blocks<kernel, c.threads>(device);
   if (grid > by_size)
     grid = static_cast<int>(by_size);
-
   const std::uintptr_t base =
       (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
       storage_align;
   p.arrival = reinterpret_cast<unsigned long long*>(base);
   p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
   p.key = arrival_key(base, grid);
-  kernel<<<grid, block_threads, 0, stream>>>(p, k);
+  kernel<<<grid, c.threads, 0, stream>>>(p, fresh);
   return cudaPeekAtLastError();
+}
+
+// Sum, Asum, Dot, Nrm2: the accumulator, the engine (options and plan), the launch.
+template <op_kind Op, class X, class Y, class Out>
+cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const X* x, const Y* y,
+                Out* out, std::int64_t n, cudaStream_t stream, ReduceOptions options) {
+  static_assert(is_input_type_v<X> && is_input_type_v<Y>,
+                "tcr::DeviceReduce: inputs must be e4m3, e5m2, half, bfloat16, float or double");
+  static_assert(is_result_type_v<Out>,
+                "tcr::DeviceReduce: the result must be float, double, tcr::df32 or tcr::dd");
+  using R = typename reduction_for<Op, X, Y, Out>::type;
+  const typename R::accumulator fresh{};
+  constexpr bool sum_like = Op == op_kind::sum || Op == op_kind::asum;
+  constexpr bool exact_tc = is_fp8_v<X> && sum_like; // exact MMAs: any accuracy mode
+  constexpr bool chain_tc = (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
+  const bool fast = options.accuracy == Accuracy::fast;
+  constexpr launch_plan plan = plan_for<Op, R>();
+  const bool want_tc = options.engine == Engine::tensor_core ||
+                       (options.engine == Engine::automatic && n >= plan.tensor_core_from);
+  if constexpr (exact_tc) {
+    if (want_tc)
+      return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, x,
+                                                           y, out, n, stream, fresh);
+  } else if constexpr (chain_tc) {
+    if (want_tc && fast)
+      return launch<Op, R, engine_kind::tensor_core_chain>(d_temp_storage, temp_storage_bytes, x,
+                                                           y, out, n, stream, fresh);
+  }
+  if (options.engine == Engine::tensor_core)
+    return cudaErrorNotSupported; // no tensor-core path in this mode (their MMAs round)
+  return launch<Op, R, engine_kind::cuda_core>(d_temp_storage, temp_storage_bytes, x, y, out, n,
+                                               stream, fresh);
 }
 
 // Single-call form: size query, stream-ordered allocation, the call, stream-ordered free. The
@@ -290,11 +370,6 @@ cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
   return err != cudaSuccess ? err : free_err;
 }
 
-template <class Out>
-inline constexpr bool is_result_type_v =
-    std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, df32> ||
-    std::is_same_v<Out, dd>;
-
 } // namespace device
 } // namespace detail
 
@@ -304,8 +379,8 @@ struct DeviceReduce {
   static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
                          Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
                          ReduceOptions options = {}) {
-    return unary<detail::device::op_kind::sum>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                               num_items, stream, options);
+    return detail::device::run<detail::device::op_kind::sum>(
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_items, stream, options);
   }
   template <class In, class Out>
   static cudaError_t Sum(const In* d_in, Out* d_out, std::int64_t num_items,
@@ -320,8 +395,8 @@ struct DeviceReduce {
   static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
                           Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
-    return unary<detail::device::op_kind::asum>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                                num_items, stream, options);
+    return detail::device::run<detail::device::op_kind::asum>(
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_items, stream, options);
   }
   template <class In, class Out>
   static cudaError_t Asum(const In* d_in, Out* d_out, std::int64_t num_items,
@@ -336,8 +411,8 @@ struct DeviceReduce {
   static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_x,
                           Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
-    return unary<detail::device::op_kind::nrm2>(d_temp_storage, temp_storage_bytes, d_x, d_out,
-                                                num_items, stream, options);
+    return detail::device::run<detail::device::op_kind::nrm2>(
+        d_temp_storage, temp_storage_bytes, d_x, d_x, d_out, num_items, stream, options);
   }
   template <class In, class Out>
   static cudaError_t Nrm2(const In* d_x, Out* d_out, std::int64_t num_items,
@@ -352,14 +427,8 @@ struct DeviceReduce {
   static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, const InX* d_x,
                          const InY* d_y, Out* d_out, std::int64_t num_items,
                          cudaStream_t stream = 0, ReduceOptions options = {}) {
-    static_assert(
-        is_input_type_v<InX> && is_input_type_v<InY>,
-        "tcr::DeviceReduce::Dot: inputs must be e4m3, e5m2, half, bfloat16, float or double");
-    static_assert(detail::device::is_result_type_v<Out>,
-                  "tcr::DeviceReduce::Dot: the result must be float, double, tcr::df32 or tcr::dd");
-    using K = detail::device::traits<detail::device::op_kind::dot, InX, InY, Out>;
-    return detail::device::run(d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_items,
-                               stream, K{}, options.engine != Engine::tensor_core);
+    return detail::device::run<detail::device::op_kind::dot>(
+        d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_items, stream, options);
   }
   template <class InX, class InY, class Out>
   static cudaError_t Dot(const InX* d_x, const InY* d_y, Out* d_out, std::int64_t num_items,
@@ -382,9 +451,12 @@ struct DeviceReduce {
         "tcr::DeviceReduce::Reduce: Out must be trivially copyable and default-constructible");
     static_assert(std::is_trivially_copyable_v<Op>,
                   "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
-    using K = detail::device::reduce_traits<In, Out, Op>;
-    return detail::device::run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items,
-                               stream, K{op, init});
+    using Acc = reduce_accumulator<Out, Op>;
+    using R = detail::device::reduction<Acc, In, void, Out, false>;
+    const Acc fresh{op, init};
+    return detail::device::launch<detail::device::op_kind::reduce, R,
+                                  detail::device::engine_kind::cuda_core>(
+        d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream, fresh);
   }
   template <class In, class Out, class Op>
   static cudaError_t Reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
@@ -393,41 +465,6 @@ struct DeviceReduce {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Reduce(t, b, d_in, d_out, num_items, op, init, stream);
     });
-  }
-
-private:
-  template <detail::device::op_kind Op, class In, class Out>
-  static cudaError_t unary(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                           Out* d_out, std::int64_t num_items, cudaStream_t stream,
-                           ReduceOptions options) {
-    static_assert(is_input_type_v<In>,
-                  "tcr::DeviceReduce: input must be e4m3, e5m2, half, bfloat16, float or double");
-    static_assert(detail::device::is_result_type_v<Out>,
-                  "tcr::DeviceReduce: the result must be float, double, tcr::df32 or tcr::dd");
-    using namespace detail::device;
-    constexpr bool sum_like = Op == op_kind::sum || Op == op_kind::asum;
-    constexpr bool tc_exact = is_fp8_v<In> && sum_like; // exact MMAs: any accuracy mode
-    constexpr bool tc_fast =
-        (std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>)&&sum_like;
-    if constexpr (tc_exact || tc_fast) {
-      // automatic, by measurement (bench/results/2026-11-30-h200-37a88d7, cold L2): fp8 sums are
-      // faster on CUDA cores (exact plain-float chunks) at every size (e5m2 2^30: 291 against
-      // 311 us; e4m3 equal at 2^28..2^30, 0.1-0.2 us faster below). Fast f16 / bf16 sums are
-      // faster on tensor cores from 2^18 elements (f16 2^28: 127.6 against 131.0 us; 2^22: 7.68
-      // against 8.06 us), equal at 2^14 and slower at 2^10 (2.52 against 2.37 us).
-      constexpr std::int64_t fast_tc_min_items = std::int64_t(1) << 16;
-      const bool use_tc =
-          options.engine == Engine::tensor_core ||
-          (tc_fast && options.engine == Engine::automatic && num_items >= fast_tc_min_items);
-      const bool allowed = tc_exact || options.accuracy == Accuracy::fast;
-      if (use_tc && allowed)
-        return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
-                   tc_traits<Op, In, Out>{});
-      if (use_tc && options.engine == Engine::tensor_core) // f16 / bf16: MMAs round
-        return cudaErrorNotSupported;
-    }
-    return run(d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream,
-               traits<Op, In, In, Out>{}, options.engine != Engine::tensor_core);
   }
 };
 

@@ -129,6 +129,16 @@ __device__ __forceinline__ A accumulate_product(A a, const X& x, const Y& y) {
   }
 }
 
+// The empty sum: -0 for floating-point types (the identity of IEEE addition, so a sum of -0
+// terms stays -0), T{} otherwise (accumulators start empty; compensated/ gives them -0 too).
+template <class T>
+__host__ __device__ __forceinline__ T empty_sum() {
+  if constexpr (std::is_floating_point_v<T>)
+    return T(-0.0);
+  else
+    return T{};
+}
+
 template <WarpReduceAlgorithm Algorithm>
 inline constexpr bool is_tensor_core_v = Algorithm != WarpReduceAlgorithm::shuffle_tree;
 
@@ -250,7 +260,7 @@ public:
     } else {
       const int valid_lanes = (num_valid + N - 1) / N;
       if (valid_lanes <= 0)
-        return T{};
+        return detail::empty_sum<T>();
       return ReduceToLane0(LanePartial(items, mine), detail::merge_op{}, valid_lanes);
     }
   }
@@ -280,7 +290,7 @@ public:
   __device__ __forceinline__ T DotToLane0(const X (&x)[N], const Y (&y)[N], int num_valid) const {
     const int valid_lanes = (num_valid + N - 1) / N;
     if (valid_lanes <= 0)
-      return T{};
+      return detail::empty_sum<T>();
     return ReduceToLane0(lane_dot(x, y, num_valid - detail::lane_id() * N), detail::merge_op{},
                          valid_lanes);
   }
@@ -304,7 +314,7 @@ public:
           r_tiles, acc);
       return acc;
     } else {
-      T acc{};
+      T acc = detail::empty_sum<T>();
       if constexpr (detail::adds_item_arrays<T>::value) {
         if (mine >= N) {
           acc.add(items);
@@ -369,7 +379,7 @@ public:
 private:
   template <class X, class Y, int N>
   __device__ __forceinline__ static T lane_dot(const X (&x)[N], const Y (&y)[N], int mine) {
-    T acc{};
+    T acc = detail::empty_sum<T>();
 #pragma unroll
     for (int i = 0; i < N; ++i)
       if (i < mine)

@@ -1,10 +1,12 @@
 // tcr: the one-launch device reduction kernel behind tcr::DeviceReduce (implementation detail).
 //
-// One kernel for every n. Each block reduces a grid-stride share of the input into a per-thread
-// accumulator (16-byte vector loads, U in flight), merges its threads with BlockReduce and writes
-// one partial accumulator to temporary storage; the last block to arrive merges all partials in
-// block order (so the result does not depend on which block is last) and writes the result.
-// A grid of one block skips the partials and the arrival counter.
+// One kernel for every n, generic over an accumulator from compensated/reductions.cuh:
+//   load -> accumulate -> block reduce -> arrive -> the last block merges.
+// Each block folds a grid-stride share of the input into one accumulator per thread (16-byte
+// vector loads, Unroll per operand in flight; a head and a tail of single elements), combines its
+// threads' partials with BlockReduce and writes one partial to temporary storage; the last block
+// to arrive merges all partials in block order (so the result does not depend on which block is
+// last) and writes the result. A grid of one block skips the partials and the arrival counter.
 //
 // Arrival counter without a memset: the user's temporary storage is not initialised, so its
 // first 8 bytes hold a word W = (key << 16) | count, key a 48-bit hash of the storage address
@@ -28,36 +30,42 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include "compensated/accumulator.cuh"
+#include "compensated/convert.cuh"
 #include "reduce/block.cuh"
+#include "reduce/warp.cuh"
 
 namespace tcr {
 namespace detail {
 namespace device {
 
-inline constexpr int block_threads = 256;
-// Inputs of more than bytes_per_block bytes, but at most single_block_items elements and one
-// round of 4 vectors per thread of one block of single_block_threads_v<K> threads, run as that
-// one block: no partials and no arrival protocol, whose three dependent L2 round trips cost
-// more than the block's extra reduction levels. 1024 threads (64 KiB), or 512 (32 KiB) where
-// the thread state is the wide double machinery, which would spill under the 64-register cap of
-// 1024-thread blocks. Measured on the H200 (bench/results/2026-11-30-h200-8bf8d38, cold L2, time
-// against CUB): one block at 2^14 elements: f16 0.73x, f32 0.79x, e4m3 0.58x (the grid protocol
-// there: 1.0-1.05x); but a second round of loads, or more than 2^15 elements on one SM, costs more
-// than the protocol: 2^16 f16 elements (128 KiB, two rounds) 1.23x, 2^15 f32 (two rounds) 1.02x,
-// 2^16 e4m3 Dot / Nrm2 (one round, compute on one SM) 1.20x / 1.27x.
-// Whether K's thread state is the double machinery (partials wider than two doubles).
-template <class K>
-inline constexpr bool wide_partials_v = sizeof(typename K::partial_type) > 16;
-template <class K>
-inline constexpr int single_block_threads_v = wide_partials_v<K> ? 512 : 1024;
-template <class K>
-inline constexpr std::int64_t single_block_bytes_v = std::int64_t(single_block_threads_v<K>) * 64;
-inline constexpr std::int64_t single_block_items = std::int64_t(1) << 15;
 inline constexpr int max_grid = 2048;                  // partials in temp storage, at most
 inline constexpr std::int64_t bytes_per_block = 16384; // of input, at least, per block
 inline constexpr std::size_t header_bytes = 256;       // arrival word, padded
 inline constexpr std::size_t storage_align = 256;
+
+// How a warp folds full rounds of vectors.
+enum class engine_kind {
+  cuda_core,         // every lane adds its own vectors to its accumulator
+  tensor_core_exact, // e4m3 / e5m2 sums: exact f16 MMAs (WarpReduceAlgorithm::tensor_core_exact)
+  tensor_core_chain, // half / bfloat16 sums, Accuracy::fast: one rounding MMA chain per round
+};
+
+// What a reduction is, at compile time: its accumulator, operand types (Y void when unary),
+// result type, whether inputs enter as magnitudes (Asum), and its vector width.
+template <class Accumulator, class X, class Y, class Out, bool Magnitudes>
+struct reduction {
+  using accumulator = Accumulator;
+  using x_type = X;
+  using y_type = Y;
+  using out_type = Out;
+  static constexpr bool binary = !std::is_void_v<Y>;
+  static constexpr bool magnitudes = Magnitudes;
+  using y_storage = std::conditional_t<binary, Y, X>; // a placeholder type when unary
+  static constexpr int elem_bytes = sizeof(X) > sizeof(y_storage) ? sizeof(X) : sizeof(y_storage);
+  // Reduce's operator may be anything: one element at a time there.
+  static constexpr bool vectorised = is_input_type_v<X> && is_input_type_v<y_storage>;
+  static constexpr int vector_items = vectorised ? 16 / elem_bytes : 1;
+};
 
 // A raw load of B bytes (B a power of two, 1..16) through the read-only path.
 template <int B>
@@ -83,12 +91,13 @@ struct raw<1> {
   using type = unsigned char;
 };
 
-template <class T, int N>
-__device__ __forceinline__ void load_vec(const T* p, T (&v)[N]) {
+// Loads N elements at p (aligned to N elements) into r[0, N).
+template <int N, class T>
+__device__ __forceinline__ void load_vec(const T* p, T* r) {
   using R = typename raw<static_cast<int>(sizeof(T)) * N>::type;
   static_assert(sizeof(R) == sizeof(T) * N, "vector loads of 1, 2, 4, 8 or 16 bytes");
-  const R r = __ldg(reinterpret_cast<const R*>(p));
-  std::memcpy(&v, &r, sizeof r);
+  const R v = __ldg(reinterpret_cast<const R*>(p));
+  std::memcpy(r, &v, sizeof v);
 }
 
 // Loads a value written by another block of this grid (L2, never a stale L1 line).
@@ -149,111 +158,147 @@ struct kernel_params {
   const void* y; // second operand (Dot), else null
   std::int64_t n;
   std::int64_t head; // elements before the vector region, handled one by one
-  std::int64_t nvec; // vectors of K::vec_items elements in the vector region
+  std::int64_t nvec; // vectors of vector_items elements in the vector region
   void* out;
-  unsigned char* partials;     // [gridDim.x] accumulators (grid > 1)
+  unsigned char* partials;     // [gridDim.x] partials (grid > 1)
   unsigned long long* arrival; // the arrival word (grid > 1)
   unsigned long long key;      // 48-bit key << 16
 };
 
-// K: the reduction's thread-level traits (see device_traits.cuh), passed by value:
-//   K::acc_type (a thread's accumulator), K::partial_type (what threads and blocks combine),
-//   K::x_type, K::y_type (void when unary), K::vec_items,
-//   k.add_vec(acc, x[vec_items], y[vec_items]), k.add_vecs(acc, x[U][vec_items], y[U][...]),
-//   k.add_one(acc, x, y), k.merge(acc, acc), k.to_partial(acc), k.merge_partials(p, p),
-//   k.store(out, p) (p: the grid's total, combined in a fixed order).
-// BT: threads per block (block_threads, or single_block_threads for a grid of one block).
-template <class K, int Unroll, int BT = block_threads>
-__global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
-  using Acc = typename K::acc_type;
-  using P = typename K::partial_type;
-  using X = typename K::x_type;
-  using Y = typename K::y_type;
-  constexpr bool binary = !std::is_void_v<Y>;
-  using YL = std::conditional_t<binary, Y, X>; // a placeholder type when unary
-  constexpr int V = K::vec_items;
-  using BR = BlockReduce<P, BT>;
-  // Blocks whose partials are all in the common form (K::fast_type: no rare-path content)
-  // combine that smaller form instead: fewer words per shuffle, shorter merges.
-  using F = std::conditional_t<K::has_fast, typename K::fast_type, P>;
-  using FBR = BlockReduce<F, BT>;
-  __shared__ typename BR::TempStorage s_reduce;
-  __shared__ typename FBR::TempStorage s_fast;
+// One thread's accumulation: its own accumulator and, for the tensor-core engines, the lane's
+// share of the warp's MMA results (lanes l and l ^ 1 hold the same values; LaneShare keeps one).
+template <class R, engine_kind E>
+struct thread_state {
+  using Acc = typename R::accumulator;
+  using X = typename R::x_type;
+  using Y = typename R::y_storage;
+  using exact_warp = WarpReduce<Acc, WarpReduceAlgorithm::tensor_core_exact>;
+  using chain_warp = WarpReduce<float, WarpReduceAlgorithm::tensor_core_chain>;
+  using share_warp = WarpReduce<Acc, E == engine_kind::tensor_core_exact
+                                         ? WarpReduceAlgorithm::tensor_core_exact
+                                         : WarpReduceAlgorithm::tensor_core_chain>;
+
+  Acc acc;
+  Acc tc; // tensor-core engines only
+
+  // N elements per operand (y: N elements, or unused when unary). The tensor-core engines need
+  // all 32 lanes (a warp-uniform call).
+  template <int N, int M>
+  __device__ __forceinline__ void add(X (&x)[N], const Y (&y)[M]) {
+    if constexpr (E == engine_kind::cuda_core) {
+      add_alone(x, y);
+      return;
+    }
+    if constexpr (R::magnitudes)
+      magnitudes(x);
+    if constexpr (E == engine_kind::tensor_core_exact) {
+      exact_warp().AccumulateLane(tc, x);
+    } else if constexpr (E == engine_kind::tensor_core_chain) {
+      // The chain's D. A chain that meets Inf, NaN or a float overflow (bfloat16 row sums) is
+      // dropped, and every lane adds its own elements on the CUDA cores (a warp-uniform rare
+      // path), so Inf and NaN propagate as in plain summation and no spurious Inf arises.
+      float d = 0.f;
+      chain_warp().AccumulateLane(d, x);
+      if (__any_sync(full_warp_mask, !isfinite(d)))
+        acc.add(x); // x holds magnitudes already
+      else
+        tc.add(d);
+    }
+  }
+  // The same on the CUDA cores, for any lane on its own (partial rounds, single elements).
+  template <int N, int M>
+  __device__ __forceinline__ void add_alone(X (&x)[N], const Y (&y)[M]) {
+    if constexpr (R::magnitudes)
+      magnitudes(x);
+    if constexpr (R::binary) {
+      static_assert(M == N, "both operands of a dot product have N elements");
+      acc.add(x, y);
+    } else {
+      acc.add(x);
+    }
+  }
+  __device__ __forceinline__ typename Acc::partial_type partial() const {
+    if constexpr (E == engine_kind::cuda_core) {
+      return acc.partial();
+    } else {
+      Acc total = acc;
+      total.merge(share_warp().LaneShare(tc));
+      return total.partial();
+    }
+  }
+};
+
+// R: a reduction (above), passed its empty accumulator `fresh` (which may carry Reduce's op and
+// init). Threads: threads per block; Unroll: vectors per operand in flight; E: the engine.
+template <class R, int Threads, int Unroll, engine_kind E>
+__global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
+                                                         typename R::accumulator fresh) {
+  using Acc = typename R::accumulator;
+  using P = typename Acc::partial_type;
+  using C = typename Acc::compact_type;
+  using X = typename R::x_type;
+  using Y = typename R::y_storage;
+  constexpr int V = R::vector_items;
+  constexpr bool has_compact = !std::is_void_v<C>;
+  using BlockP = BlockReduce<P, Threads>;
+  using BlockC = BlockReduce<std::conditional_t<has_compact, C, P>, Threads>;
+  __shared__ union {
+    typename BlockP::TempStorage partials;
+    typename BlockC::TempStorage compact;
+  } s_reduce;
   __shared__ bool s_last;
 
   const X* g_x = static_cast<const X*>(p.x);
-  const YL* g_y = static_cast<const YL*>(p.y);
-  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * BT + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * BT;
+  const Y* g_y = R::binary ? static_cast<const Y*>(p.y) : g_x;
+  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * Threads + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * Threads;
 
   // The arrival word, read now so that the read overlaps the loads (see the header comment).
   unsigned long long r_seen = 0;
   if (gridDim.x > 1 && threadIdx.x == 0)
     r_seen = peek_arrival(p.arrival);
 
-  Acc r_acc{}; // this thread's elements, in a fixed order
+  thread_state<R, E> r_state{fresh, fresh};
 
-  // Vectors v, v + stride, ... (at most Unroll of them, those below nvec): loaded at once, added
-  // one by one in order, on the CUDA cores.
-  // (Generic, so that it is instantiated only where vectors exist: V > 1.)
-  const auto add_rest = [&](std::int64_t v, const auto* g_xv, const auto* g_yv) {
-    X r_x[Unroll][V];
-    YL r_y[Unroll][V];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      if (v + u * stride < p.nvec) {
-        load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-        if constexpr (binary)
-          load_vec(g_yv + (v + u * stride) * V, r_y[u]);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      if (v + u * stride < p.nvec) {
-        if constexpr (binary)
-          k.add_vec(r_acc, r_x[u], r_y[u]);
-        else
-          k.add_vec(r_acc, r_x[u], r_x[u]);
-      }
-    }
-  };
-
-  // Vector region on tensor cores: the warp-wide MMAs need every lane, so the unrolled loop runs
-  // while the warp's last lane still has Unroll vectors (a warp-uniform condition: v - lane is
-  // the same for all lanes); the remaining vectors go through the CUDA-core loop below.
-  if constexpr (K::tensor_core) {
-    typename K::acc_type r_tc{};
-    const std::int64_t lane = threadIdx.x & 31;
+  // 1. Load -> accumulate. Vector region: vectors v = tid, tid + stride, ..., Unroll per round.
+  constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)
+  if constexpr (V > 1) {
     const X* g_xv = g_x + p.head;
+    const Y* g_yv = g_y + p.head;
+    // Full rounds, no bounds checks. The tensor-core engines need every lane of the warp, so
+    // their rounds run while the warp's last lane still has a full round (v - lane is the same
+    // for all lanes: a warp-uniform condition).
+    const std::int64_t lane_slack = E == engine_kind::cuda_core ? 0 : 31 - (threadIdx.x & 31);
     std::int64_t v = tid;
-    for (; v - lane + 31 + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
-      X r_x[Unroll][V];
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u)
-        load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-      k.tc_add(r_tc, r_acc, r_x);
-    }
-    for (; v < p.nvec; v += Unroll * stride) // the rest, on the CUDA cores
-      add_rest(v, g_xv, g_xv);
-    r_acc = k.merge(r_acc, k.tc_share(r_tc));
-  } else if constexpr (V > 1) {
-    // Vector region: vectors v = tid, tid + stride, ...; Unroll loads in flight.
-    const X* g_xv = g_x + p.head;
-    const YL* g_yv = binary ? g_y + p.head : nullptr;
-    std::int64_t v = tid;
-    for (; v + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
-      X r_x[Unroll][V];
-      YL r_y[Unroll][V];
+    for (; v + lane_slack + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
+      X r_x[Unroll * V];
+      Y r_y[Unroll * YV] = {};
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
-        load_vec(g_xv + (v + u * stride) * V, r_x[u]);
-        if constexpr (binary)
-          load_vec(g_yv + (v + u * stride) * V, r_y[u]);
+        load_vec<V>(g_xv + (v + u * stride) * V, r_x + u * V);
+        if constexpr (R::binary)
+          load_vec<V>(g_yv + (v + u * stride) * V, r_y + u * V);
       }
-      k.add_vecs(r_acc, r_x, r_y);
+      r_state.add(r_x, r_y);
     }
-    if (v < p.nvec) // the rest: fewer than Unroll vectors
-      add_rest(v, g_xv, g_yv);
+    // The rest (fewer than Unroll vectors for the CUDA-core engine): loaded together, then added
+    // one vector at a time on the CUDA cores.
+    for (; v < p.nvec; v += Unroll * stride) {
+      X r_x[Unroll][V];
+      Y r_y[Unroll][YV] = {};
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        if (v + u * stride < p.nvec) {
+          load_vec<V>(g_xv + (v + u * stride) * V, r_x[u]);
+          if constexpr (R::binary)
+            load_vec<V>(g_yv + (v + u * stride) * V, r_y[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (v + u * stride < p.nvec)
+          r_state.add_alone(r_x[u], r_y[u]);
+    }
   }
   // Scalar region: [0, head) and [head + nvec * V, n), one element at a time.
   {
@@ -261,31 +306,38 @@ __global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
     const std::int64_t scalars = p.head + (p.n - tail_begin);
     for (std::int64_t j = tid; j < scalars; j += stride) {
       const std::int64_t i = j < p.head ? j : tail_begin + (j - p.head);
-      if constexpr (binary) {
-        k.add_one(r_acc, g_x[i], g_y[i]);
-      } else {
-        k.add_one(r_acc, g_x[i], g_x[i]);
-      }
+      X r_x[1] = {g_x[i]};
+      Y r_y[1] = {};
+      if constexpr (R::binary)
+        r_y[0] = g_y[i];
+      r_state.add_alone(r_x, r_y);
     }
   }
 
-  const auto merge = [&k](const P& a, const P& b) { return k.merge_partials(a, b); };
-  // The block's combination of one P per thread; every thread calls (block-uniform branch).
+  // 2. Block reduce: one P per thread, in a fixed order; every thread calls (block-uniform
+  // branch). Blocks whose partials all fit the compact form combine that instead.
   const auto combine = [&](const P& part) -> P {
-    if constexpr (K::has_fast) {
-      if (__syncthreads_and(k.is_fast(part))) {
-        const auto fast_merge = [&k](const F& a, const F& b) { return k.merge_fast(a, b); };
-        return k.from_fast(FBR(s_fast).Reduce(k.to_fast(part), fast_merge));
+    if constexpr (has_compact) {
+      C compact{};
+      const bool fits = fresh.to_compact(part, compact);
+      if (__syncthreads_and(fits)) {
+        const auto merge_c = [&](const C& a, const C& b) { return fresh.merge(a, b); };
+        return fresh.from_compact(BlockC(s_reduce.compact).Reduce(compact, merge_c));
       }
     }
-    return BR(s_reduce).Reduce(part, merge); // ends with a barrier
+    const auto merge_p = [&](const P& a, const P& b) { return fresh.merge(a, b); };
+    return BlockP(s_reduce.partials).Reduce(part, merge_p); // ends with a barrier
   };
-  const P block_total = combine(k.to_partial(r_acc));
+  using Out = typename R::out_type;
+  Out* g_out = static_cast<Out*>(p.out);
+  const P block_total = combine(r_state.partial());
   if (gridDim.x == 1) {
     if (threadIdx.x == 0)
-      k.store(p.out, block_total);
+      *g_out = p.n == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(block_total);
     return;
   }
+
+  // 3. Arrive.
   P* g_partials = reinterpret_cast<P*>(p.partials);
   if (threadIdx.x == 0) {
     g_partials[blockIdx.x] = block_total;
@@ -298,28 +350,29 @@ __global__ void __launch_bounds__(BT) reduce_kernel(kernel_params p, K k) {
   __syncthreads();
   if (!s_last)
     return;
-  // Thread t merges partials t, t + BT, ... (at most max_grid / BT: 8 for 256 threads) in block
-  // order, so the result does not depend on which block came last; the loads go out together.
-  constexpr int per_thread = max_grid / BT;
+
+  // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
+  // max_grid / Threads) in block order, the loads of a batch in flight together.
+  constexpr int per_thread = max_grid / Threads;
   constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
   static_assert(per_thread % batch == 0, "partials per thread");
   const int grid = static_cast<int>(gridDim.x);
-  P r_merged{};
+  P r_merged = fresh.partial();
 #pragma unroll 1
-  for (int b0 = threadIdx.x; b0 < grid; b0 += batch * BT) {
+  for (int b0 = threadIdx.x; b0 < grid; b0 += batch * Threads) {
     P r_part[batch];
 #pragma unroll
     for (int j = 0; j < batch; ++j)
-      if (b0 + j * BT < grid)
-        r_part[j] = load_cg(g_partials + b0 + j * BT);
+      if (b0 + j * Threads < grid)
+        r_part[j] = load_cg(g_partials + b0 + j * Threads);
 #pragma unroll
     for (int j = 0; j < batch; ++j)
-      if (b0 + j * BT < grid)
-        r_merged = k.merge_partials(r_merged, r_part[j]);
+      if (b0 + j * Threads < grid)
+        r_merged = fresh.merge(r_merged, r_part[j]);
   }
   const P total = combine(r_merged);
   if (threadIdx.x == 0) {
-    k.store(p.out, total);
+    *g_out = fresh.template finish<Out>(total);
     reset_arrival(p.arrival, p.key);
   }
 }

@@ -100,6 +100,7 @@ TEST_SUITE("gpu") {
     CHECK(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), 0) == cudaSuccess);
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     CHECK(out.download()[0] == 0.0f);
+    CHECK_FALSE(std::signbit(out.download()[0])); // the empty sum is +0, as CUB writes
     device_buffer<int> iout(std::vector<int>{7});
     device_buffer<int> iin(std::vector<int>{1, 2, 3});
     CHECK(DeviceReduce::Reduce(temp.get(), bytes, iin.get(), iout.get(), 0, cuda::std::plus<int>{},
@@ -111,6 +112,7 @@ TEST_SUITE("gpu") {
                              0) == cudaSuccess);
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     CHECK(dout.download()[0] == 0.0);
+    CHECK_FALSE(std::signbit(dout.download()[0]));
   }
 
   TEST_CASE("single-call overloads allocate stream-ordered and agree with the two-phase form") {
@@ -188,15 +190,15 @@ TEST_SUITE("gpu") {
     check_contract<float>(op::sum, first, std::vector<double>(x.begin(), x.end()), {}, true);
   }
 
-  TEST_CASE("Accuracy::fast and double_word meet the compensated bound too") {
+  TEST_CASE("Accuracy::fast on the CUDA cores meets the compensated bound too") {
     const std::uint64_t seed = 3400;
     INFO("seed = ", seed);
     const auto x = gen_sum<float>(1 << 20, 1e16, seed);
     device_buffer<float> dx(x);
     device_buffer<float> out(1);
-    for (tcr::Accuracy a : {tcr::Accuracy::fast, tcr::Accuracy::double_word}) {
+    {
       tcr::ReduceOptions opt;
-      opt.accuracy = a;
+      opt.accuracy = tcr::Accuracy::fast;
       opt.engine = tcr::Engine::cuda_core;
       TCR_CHECK_CUDA(DeviceReduce::Sum(dx.get(), out.get(), 1 << 20, 0, opt));
       TCR_CHECK_CUDA(cudaDeviceSynchronize());

@@ -234,10 +234,31 @@ TEST_SUITE("gpu") {
     run_and_check<double>(op::sum, typed_random<double>(5000, seed, -1074, -1000), 1);
     run_and_check<float>(op::sum, typed_random<__half>(5000, seed, -24, -14), 1);
     run_and_check<float>(op::sum, typed_random<__nv_fp8_e5m2>(5000, seed, -16, -14), 1);
-    for (double z : {0.0, -0.0}) {
-      const typed_data<float> zeros(std::vector<double>(1000, z));
-      padded_device<float> dz(zeros.t, 0);
-      CHECK(run_device<float>(op::sum, dz.get(), dz.get(), 1000) == 0.0f);
+    // IEEE summation: -0 only when every term is -0 (+0 as soon as one term is +0), by sign bit,
+    // on every path (one small block, one big block, the grid) and for float and double results.
+    for (std::size_t n : {std::size_t(1000), std::size_t(20000), std::size_t(1) << 20}) {
+      for (double z : {0.0, -0.0}) {
+        INFO("n = ", n, ", z = ", z);
+        const typed_data<float> zeros(std::vector<double>(n, z));
+        padded_device<float> dz(zeros.t, 0);
+        const float r = run_device<float>(op::sum, dz.get(), dz.get(), n);
+        CHECK(r == 0.0f);
+        CHECK(std::signbit(r) == std::signbit(z));
+        const typed_data<double> dzeros(std::vector<double>(n, z));
+        padded_device<double> ddz(dzeros.t, 0);
+        const double rd = run_device<double>(op::sum, ddz.get(), ddz.get(), n);
+        CHECK(rd == 0.0);
+        CHECK(std::signbit(rd) == std::signbit(z));
+        const typed_data<__half> hzeros(std::vector<double>(n, z));
+        padded_device<__half> dhz(hzeros.t, 0);
+        const float rh = run_device<float>(op::sum, dhz.get(), dhz.get(), n);
+        CHECK(std::signbit(rh) == std::signbit(z));
+      }
+      std::vector<double> mixed(n, -0.0);
+      mixed[n / 2] = 0.0;
+      const typed_data<float> m(mixed);
+      padded_device<float> dm(m.t, 0);
+      CHECK_FALSE(std::signbit(run_device<float>(op::sum, dm.get(), dm.get(), n)));
     }
   }
 

@@ -1,4 +1,4 @@
-// Host tests for compensated/wide.cuh (the per-thread accumulators of tcr::DeviceReduce),
+// Host tests for compensated/chunked.cuh (the per-thread accumulators of tcr::DeviceReduce),
 // against exact MPFR references. Built with host contraction on and off.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include "compensated/wide.cuh"
+#include "compensated/chunked.cuh"
 #include "reduce/device_check.hpp"
 #include "support/gen.hpp"
 

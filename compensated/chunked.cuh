@@ -1,4 +1,4 @@
-// tcr: wide per-thread accumulators for long reductions (thread level, no parallel code).
+// tcr: chunked accumulators for long reductions (thread level, no parallel code).
 //
 // A device-wide reduction gives each thread thousands of elements; Sum2 in the working
 // precision over such a chain has the bound gamma_m^2 S, vacuous in f32 once m >= 2^12 or so.
@@ -23,13 +23,15 @@
 //   chunked_dot_double   dot product of doubles: chunked_sum<double> of two_prod pairs, plus
 //                        cascades scaled by 2^-1100 (products beyond DBL_MAX) and 2^1200 (chunks
 //                        of products below 2^-900), so no overflow and no underflow loss.
-//   chunked_ssq_double   sum of squares of doubles for nrm2, Blue's three bands (|x| > 2^480
-//                        scaled by 2^-600, |x| < 2^-480 scaled by 2^600, the rest plain), each
-//                        band a cascade fed with exact squares (two_prod): no overflow or
-//                        underflow for any finite input; nrm2() has relative error <= u + 2^-100.
+//   chunked_ssq_double   sum of squares of doubles for nrm2, Blue's three bands with the
+//                        thresholds and scales of ssq<double> (compensated/ssq.cuh), each band a
+//                        cascade fed with exact squares (two_prod): no overflow or underflow for
+//                        any finite input; nrm2() has relative error <= u + 2^-100.
 //
 // Special values: once an input is Inf or NaN the result is what plain summation gives (+inf
 // stays +inf, inf + -inf is NaN, NaN propagates); an overflow of an intermediate never yields NaN.
+// Zeros: the empty sums hold -0, the identity of IEEE addition, and a pair whose low part is 0
+// rounds to its high part, so a sum of -0 terms is -0 as in plain summation.
 // Every rounding step is an `_rn` helper, so contraction cannot merge steps.
 #pragma once
 
@@ -38,6 +40,7 @@
 #include "compensated/accumulators.cuh"
 #include "compensated/double_word.cuh"
 #include "compensated/eft.cuh"
+#include "compensated/ssq.cuh"
 
 namespace tcr {
 
@@ -62,7 +65,7 @@ TCR_HD eft<T> sum2_chain(const T (&x)[L]) {
     return {x[0], T(0)};
   } else {
     auto [s, c] = two_sum(x[0], x[1]);
-#pragma unroll
+TCR_UNROLL
     for (int i = 2; i < L; ++i) {
       const auto [t, e] = two_sum(s, x[i]);
       s = t;
@@ -80,7 +83,7 @@ template <int L>
 TCR_HD float exact_sum_e4m3(const float (&x)[L]) {
   static_assert(L >= 1 && L <= 64, "exact_sum_e4m3: at most 64 values");
   float s = x[0];
-#pragma unroll
+TCR_UNROLL
   for (int i = 1; i < L; ++i)
     s = detail::add_rn(s, x[i]);
   return s;
@@ -102,7 +105,7 @@ TCR_HD eft<float> exact_band_sums_e5m2(const float (&x)[L]) {
   using namespace detail;
   float b = saturate(fma_rn(x[0], 0.5f, 0.5f));
   float a = fma_rn(-2.0f, b, x[0]);
-#pragma unroll
+TCR_UNROLL
   for (int i = 1; i < L; ++i) {
     const float t = saturate(fma_rn(x[i], 0.5f, 0.5f));
     a = add_rn(a, fma_rn(-2.0f, t, x[i]));
@@ -121,11 +124,17 @@ TCR_HD bool all_finite(const T* x, int n) {
   return ok;
 }
 
+// fl(h + l), and h itself when l is 0 (so that -0 + 0 keeps the sign of h).
+template <class T>
+TCR_HD T round_pair(T h, T l) {
+  return l == T(0) ? h : add_rn(h, l);
+}
+
 // A cascade of three doubles: the value is hi + lo + lolo. add2 and merge are error-free in hi
 // and lo (two_sum); only lolo's own additions round, and what reaches lolo is at most
 // (2 m u)^2 of the magnitudes added (m additions so far), so the error is O(m^3 u^3) S.
 struct cascade3 {
-  double hi = 0.0;
+  double hi = -0.0;
   double lo = 0.0;
   double lolo = 0.0;
 
@@ -148,6 +157,8 @@ struct cascade3 {
   }
   // The value as a normalised pair {h, l}: h = fl(value) up to one rounding of l, |l| <= ulp(h).
   TCR_HD eft<double> pair() const {
+    if (lo == 0.0 && lolo == 0.0)
+      return {hi, 0.0};
     const auto [h, l] = two_sum(hi, lo);
     const double l2 = add_rn(l, lolo);
     return fast_two_sum(h, l2);
@@ -177,7 +188,7 @@ struct chunked_sum;
 template <>
 struct chunked_sum<float> {
   using value_type = float;
-  double sum = 0.0;
+  double sum = -0.0;
   double comp = 0.0;
 
   // One term, added error-free (two_sum) to sum.
@@ -216,7 +227,7 @@ struct chunked_sum<float> {
   TCR_HD void add_dot_chunk(const float (&x)[L], const float (&y)[L]) {
     using namespace detail;
     double d = mul_rn(static_cast<double>(x[0]), static_cast<double>(y[0]));
-#pragma unroll
+TCR_UNROLL
     for (int i = 1; i < L; ++i)
       d = fma_rn(static_cast<double>(x[i]), static_cast<double>(y[i]), d);
     add(d);
@@ -234,7 +245,7 @@ struct chunked_sum<float> {
   TCR_HD void add_ssq_chunk_short(const float (&x)[L]) {
     using namespace detail;
     float p[L];
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < L; ++i)
       p[i] = mul_rn(x[i], x[i]);
     const auto [s, c] = sum2_chain(p);
@@ -254,7 +265,7 @@ struct chunked_sum<float> {
   TCR_HD void add_exact_products_chunk(const float (&x)[L], const float (&y)[L]) {
     using namespace detail;
     float p[L];
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < L; ++i)
       p[i] = mul_rn(x[i], y[i]);
     add_chunk(p);
@@ -269,12 +280,12 @@ struct chunked_sum<float> {
   // The sum rounded to double (|value - s| <= u_d |s| + the bound's S term).
   TCR_HD double value() const {
     using namespace detail;
-    return is_finite(sum) ? add_rn(sum, comp) : sum;
+    return is_finite(sum) ? round_pair(sum, comp) : sum;
   }
   // The unevaluated pair {hi, lo}, normalised (for double-word results).
   TCR_HD eft<double> pair() const {
     using namespace detail;
-    if (!is_finite(sum))
+    if (!is_finite(sum) || comp == 0.0)
       return {sum, 0.0};
     return two_sum(sum, comp);
   }
@@ -287,7 +298,7 @@ private:
   TCR_HD static double plain_sum(const float (&x)[L]) {
     using namespace detail;
     double d = static_cast<double>(x[0]);
-#pragma unroll
+TCR_UNROLL
     for (int i = 1; i < L; ++i)
       d = add_rn(d, static_cast<double>(x[i]));
     return d;
@@ -353,7 +364,7 @@ struct chunked_sum<double> {
   TCR_HD double value() const {
     using namespace detail;
     const auto [h, l] = pair();
-    return is_finite(h) ? add_rn(h, l) : h;
+    return is_finite(h) ? round_pair(h, l) : h;
   }
   TCR_HD double result() const { return value(); }
 
@@ -418,7 +429,7 @@ struct chunked_dot_double {
     static_assert(L >= 1 && L <= 4, "chunks of at most 4 doubles");
     double p[L], e[L];
     int max_exp = 0;
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < L; ++i) {
       const auto [pi, ei] = two_prod(x[i], y[i]);
       p[i] = pi;
@@ -427,7 +438,7 @@ struct chunked_dot_double {
       max_exp = be > max_exp ? be : max_exp;
     }
     auto [s, c] = sum2_chain(p);
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < L; ++i)
       c = add_rn(c, e[i]);
     if (max_exp >= 1023 - 900 && is_finite(s) && is_finite(c) &&
@@ -475,7 +486,7 @@ struct chunked_dot_double {
   TCR_HD double value() const {
     using namespace detail;
     const auto [h, l] = pair();
-    return is_finite(h) ? add_rn(h, l) : h;
+    return is_finite(h) ? round_pair(h, l) : h;
   }
   TCR_HD double result() const {
     return value();
@@ -505,31 +516,46 @@ private:
   }
 };
 
-// Sum of squares of doubles with Blue's bands, for nrm2. Exact squares (two_prod) of values in
-// the band, each band a cascade; no overflow or underflow for any finite input.
+// Sum of squares of doubles with Blue's bands, for nrm2: the thresholds and scales of
+// ssq<double> (detail::ssq_traits<double>, whose static_asserts check the proof), each band a
+// cascade of exact squares (two_prod):
+//   mid    2^ts <= |x| < 2^(tb + 1) (and x = 0): x^2 in [2^-970, 2^976), exact by two_prod (its
+//          error term is a multiple of 2^-1074), and n < 2^46 of them cannot overflow;
+//   big    |x| >= 2^(tb + 1): (x s_big)^2, units of s_big^-2 = 2^1076;
+//   small  |x| < 2^ts: (x s_sml)^2, units of s_sml^-2 = 2^-1074; both exact (see ssq_traits).
+// No overflow or underflow for any finite input. nrm2(): relative error <= u + 2^-100 (the
+// cascades' O(h^3 u^3), the parts lost when a lower band is scaled into a higher one, at most
+// 3 * 2^-1075 against a band of at least 2^-970, i.e. 2^-103.4 of the sum of squares, and
+// detail::sqrt_pair's u + 5u^2).
 struct chunked_ssq_double {
-  detail::cascade3 mid;   // x^2 for 2^-480 <= |x| < 2^481 (and x = 0)
-  detail::cascade3 big;   // (x 2^-600)^2 for |x| >= 2^481
-  detail::cascade3 small; // (x 2^600)^2 for |x| < 2^-480
+  using traits = detail::ssq_traits<double>;
+  static constexpr double s_big = detail::exp2i<double>(traits::sb);
+  static constexpr double s_sml = detail::exp2i<double>(traits::ss);
+  static constexpr double t_big = detail::exp2i<double>(traits::tb + 1);
+  static constexpr double t_sml = detail::exp2i<double>(traits::ts);
+
+  detail::cascade3 mid;   // x^2 for t_sml <= |x| < t_big (and x = 0)
+  detail::cascade3 big;   // (x s_big)^2 for |x| >= t_big
+  detail::cascade3 small; // (x s_sml)^2 for |x| < t_sml
   double special = 0.0;   // Inf/NaN inputs: +inf, or NaN
 
   template <int L>
   TCR_HD void add_chunk(const double (&x)[L]) {
     using namespace detail;
     bool in_mid = true;
-#pragma unroll
+TCR_UNROLL
     for (int i = 0; i < L; ++i)
-      in_mid = in_mid && (mid_band(x[i]));
+      in_mid = in_mid && mid_band(x[i]);
     if (in_mid) {
       double p[L], e[L];
-#pragma unroll
+TCR_UNROLL
       for (int i = 0; i < L; ++i) {
         const auto [pi, ei] = two_prod(x[i], x[i]);
         p[i] = pi;
         e[i] = ei;
       }
       auto [s, c] = sum2_chain(p);
-#pragma unroll
+TCR_UNROLL
       for (int i = 0; i < L; ++i)
         c = add_rn(c, e[i]);
       mid.add2(s, c);
@@ -545,25 +571,12 @@ struct chunked_ssq_double {
     small.merge(o.small);
     special = add_rn(special, o.special);
   }
-  // sqrt(sum x^2) rounded to double; relative error <= u + 2^-100 (one sqrt of a double-word
-  // value with a Newton correction, then the final rounding).
+  // sqrt(sum x^2) rounded to double; relative error <= u + 2^-100.
   TCR_HD double nrm2() const {
-    using namespace detail;
     if (special != 0.0)
       return special; // +inf, or NaN
-    if (!big.is_zero()) {
-      // big is in units of 2^1200; mid in units of 1 (mid's share below 2^-1074 of the unit
-      // is lost: relative to big >= 2^-240 units this is < 2^-800).
-      cascade3 t = big;
-      t.merge(mid.scaled(0x1p-600).scaled(0x1p-600));
-      return mul_rn(sqrt_pair(t.pair()), 0x1p600);
-    }
-    if (!mid.is_zero()) {
-      cascade3 t = mid;
-      t.merge(small.scaled(0x1p-600).scaled(0x1p-600));
-      return sqrt_pair(t.pair());
-    }
-    return mul_rn(sqrt_pair(small.pair()), 0x1p-600);
+    const auto [v, scale] = folded();
+    return detail::mul_rn(detail::sqrt_pair(v.value, v.error), scale);
   }
   // The same as an unevaluated pair (for dd results): the double-word square root (relative
   // error 25/8 u^2) of the folded pair, scaled back; relative error <= 2^-100 while the norm is
@@ -572,60 +585,56 @@ struct chunked_ssq_double {
     using namespace detail;
     if (special != 0.0)
       return dd(special);
-    const auto root = [](eft<double> v, double scale) {
-      if (v.value <= 0.0)
-        return dd(0.0);
-      const dd r = tcr::sqrt(dd(v.value, v.error));
-      const double h = mul_rn(r.hi, scale);
-      return is_finite(h) ? dd(h, mul_rn(r.lo, scale)) : dd(h);
-    };
-    if (!big.is_zero()) {
-      cascade3 t = big;
-      t.merge(mid.scaled(0x1p-600).scaled(0x1p-600));
-      return root(t.pair(), 0x1p600);
-    }
-    if (!mid.is_zero()) {
-      cascade3 t = mid;
-      t.merge(small.scaled(0x1p-600).scaled(0x1p-600));
-      return root(t.pair(), 1.0);
-    }
-    return root(small.pair(), 0x1p-600);
+    const auto [v, scale] = folded();
+    if (v.value <= 0.0)
+      return dd(0.0);
+    const dd r = tcr::sqrt(dd(v.value, v.error));
+    const double h = mul_rn(r.hi, scale);
+    return is_finite(h) ? dd(h, mul_rn(r.lo, scale)) : dd(h);
   }
 
 private:
-  // 2^-480 <= |x| < 2^481, or x == 0, decided on the exponent bits (integer pipe): squares in
-  // [2^-960, 2^962) are exact by two_prod (error term above 2^-1074) and n of them cannot
-  // overflow for n < 2^61.
+  struct folded_pair {
+    eft<double> value; // the sum of squares in units of scale^-2
+    double scale;      // the norm is sqrt(value) * scale
+  };
+  // The bands folded into the highest nonzero one.
+  TCR_HD folded_pair folded() const {
+    if (!big.is_zero()) {
+      detail::cascade3 t = big;
+      t.merge(mid.scaled(s_big).scaled(s_big));
+      return {t.pair(), 1.0 / s_big};
+    }
+    if (!mid.is_zero()) {
+      detail::cascade3 t = mid;
+      t.merge(small.scaled(1.0 / s_sml).scaled(1.0 / s_sml));
+      return {t.pair(), 1.0};
+    }
+    return {small.pair(), 1.0 / s_sml};
+  }
+  // t_sml <= |x| < t_big, or x == 0, decided on the exponent bits (integer pipe).
   TCR_HD static bool mid_band(double x) {
     std::uint64_t bits;
     std::memcpy(&bits, &x, sizeof bits);
     const std::uint64_t biased = (bits >> 52) & 0x7ff;
-    return biased - (1023 - 480) <= 960 || (bits << 1) == 0;
+    return biased - (1023 + traits::ts) <= std::uint64_t(traits::tb - traits::ts) ||
+           (bits << 1) == 0;
   }
   TCR_HD void add_rare(double x) {
     using namespace detail;
     const double a = abs(x);
     if (!is_finite(x)) {
       special = add_rn(special, mul_rn(x, x)); // +inf, or NaN
-    } else if (a >= 0x1p481) {
-      const auto [p, e] = two_prod(mul_rn(x, 0x1p-600), mul_rn(x, 0x1p-600));
+    } else if (a >= t_big) {
+      const auto [p, e] = two_prod(mul_rn(x, s_big), mul_rn(x, s_big));
       big.add2(p, e);
-    } else if (a < 0x1p-480) {
-      const auto [p, e] = two_prod(mul_rn(x, 0x1p600), mul_rn(x, 0x1p600));
+    } else if (a < t_sml) {
+      const auto [p, e] = two_prod(mul_rn(x, s_sml), mul_rn(x, s_sml));
       small.add2(p, e);
     } else {
       const auto [p, e] = two_prod(x, x);
       mid.add2(p, e);
     }
-  }
-  // sqrt(h + l) for a normalised pair, one Newton step in double: r + (h - r^2 + l) / (2r).
-  TCR_HD static double sqrt_pair(eft<double> v) {
-    using namespace detail;
-    if (v.value <= 0.0)
-      return 0.0;
-    const double r = sqrt_rn(v.value);
-    const double resid = add_rn(fma_rn(-r, r, v.value), v.error);
-    return add_rn(r, div_rn(resid, add_rn(r, r)));
   }
 };
 
