@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # FindMPFR: MPFR and GMP (used only for exact test references).
 # Defines MPFR::MPFR. Accepts MPFR_ROOT. Falls back to the versioned runtime libraries
 # (libmpfr.so.6, libgmp.so.10) where only those are installed next to carried headers.

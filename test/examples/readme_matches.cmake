@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Fails unless every README block introduced by `<!-- example: PATH -->` equals the file PATH
 # (so the README shows code that the build compiles). Variables: SOURCE_DIR.
 file(READ "${SOURCE_DIR}/README.md" readme)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # reduce/device.cuh and compensated/wide.cuh tests (included by test/reduce/CMakeLists.txt).
 set(_dev ${CMAKE_CURRENT_LIST_DIR})
 # wide.cuh on the host, with the host compiler contracting wherever it may and with it off.
