@@ -1,0 +1,421 @@
+// tcr: the accumulators of the device-wide reductions (thread level, no parallel code).
+//
+// reduce/device.cuh is generic over one concept, which every type here models. With A an
+// accumulator and `a` a copy of the empty one (the reduction's identity; it may carry state, such
+// as Reduce's operator and init):
+//   a.add(x)          x: const X (&)[N], N >= 1 consecutive inputs, folded in order (the
+//                     conversion to the accumulation type and the cut into chunks happen here)
+//   a.add(x, y)       the same for the pairs of a dot product
+//   a.add(v), a.merge(b)  sums only: one float already reduced elsewhere (a tensor-core row sum),
+//                     and the merge of two accumulators, as tcr::accumulate and tcr::merge expect
+//   A::partial_type   P, what threads and blocks combine: a.partial() gives this thread's
+//   a.merge(p, q)     P, the combination of two partials (any tree; the caller fixes the order)
+//   a.finish<Out>(p)  the result in Out (float, double, tcr::df32 or tcr::dd)
+//   a.empty_result<Out>()  the result of an empty reduction (+0 for sums, as CUB; Reduce: init)
+//   A::compact_type   C (or void): a smaller form of P that blocks combine instead when every
+//                     thread's partial fits it: a.to_compact(p, c) -> bool (fits), a.merge(c, d),
+//                     a.from_compact(c) -> P.
+// Empty accumulators and partials hold -0 (sums), so that a sum of -0 terms is -0.
+//
+// Accuracy (s the exact result, S = sum |x_i| (Dot: sum |x_i y_i|), u the unit roundoff of the
+// result type), for any tree of merges of height h <= 2^16 and n < 2^35 inputs:
+//   float results  (sum_accumulator<float>, dot_accumulator<float>):
+//                  |res - s| <= 2u|s| + 2^-40 S
+//   double results (sum_accumulator<double>, dot_accumulator<double>):
+//                  |res - s| <= 2u|s| + 2^-88 S
+//   nrm2_accumulator<float / double>: relative error <= u + 2^-40 / u + 2^-100.
+// Proofs: the chunked accumulators in compensated/chunked.cuh, and the float results' partials
+// below (rounded_partial).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <type_traits>
+#include "compensated/chunked.cuh"
+#include "compensated/convert.cuh"
+#include "compensated/double_word.cuh"
+#include "compensated/eft.cuh"
+
+namespace tcr {
+namespace detail {
+
+// Types whose pairwise products are exact in float: at most 11 + 11 significant bits, and
+// 2^-48 <= |x y| <= 2^32 (half: 2^-24 .. 65504; e4m3: 2^-9 .. 448; e5m2: 2^-16 .. 57344).
+template <class T>
+inline constexpr bool exact_products_v = std::is_same_v<T, __half> || is_fp8_v<T>;
+
+template <class Out>
+inline constexpr bool is_result_type_v =
+    std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, df32> ||
+    std::is_same_v<Out, dd>;
+
+// Calls f(chunk) for consecutive chunks of at most L elements of v, in order (a shorter last
+// chunk where L does not divide N).
+template <int L, int Off = 0, class T, int N, class F>
+TCR_HD void for_chunks(const T (&v)[N], F&& f) {
+  if constexpr (Off < N) {
+    constexpr int len = N - Off < L ? N - Off : L;
+    T c[len];
+TCR_UNROLL
+    for (int i = 0; i < len; ++i)
+      c[i] = v[Off + i];
+    f(c);
+    for_chunks<L, Off + len>(v, f);
+  }
+}
+template <int L, int Off = 0, class T, int N, class F>
+TCR_HD void for_chunk_pairs(const T (&a)[N], const T (&b)[N], F&& f) {
+  if constexpr (Off < N) {
+    constexpr int len = N - Off < L ? N - Off : L;
+    T ca[len], cb[len];
+TCR_UNROLL
+    for (int i = 0; i < len; ++i) {
+      ca[i] = a[Off + i];
+      cb[i] = b[Off + i];
+    }
+    f(ca, cb);
+    for_chunk_pairs<L, Off + len>(a, b, f);
+  }
+}
+
+// A chunk widened exactly to To, returned by value (its .v passes on as an array).
+template <class To, int N>
+struct widened_chunk {
+  To v[N];
+};
+template <class To, class T, int N>
+TCR_HD widened_chunk<To, N> widened(const T (&x)[N]) {
+  widened_chunk<To, N> r;
+  widen_all(x, r.v);
+  return r;
+}
+
+// A double rounded to Out (df32: split into a float pair; dd: the double itself).
+template <class Out>
+TCR_HD Out from_double(double v) {
+  if constexpr (std::is_same_v<Out, df32>)
+    return to_df32(v);
+  else if constexpr (std::is_same_v<Out, dd>)
+    return dd(v);
+  else
+    return static_cast<Out>(v);
+}
+
+// The partial of the float-result accumulators: the thread's value rounded to double, combined
+// by plain double additions (in the caller's fixed order). Why that keeps 2u|s| + 2^-40 S:
+// rounding costs u_d per thread, and a tree of height h < 64 (two block reductions and the last
+// block's sequential merges) adds at most gamma_h S < 2^-46 S, next to the chunks' 2^-42.3 S
+// (chunked_sum<float>); Inf and NaN follow plain summation. SquareRoot: the value is a sum of
+// squares and the result its root (rounded once in double: u_f + 2^-42 relative).
+template <bool SquareRoot>
+struct rounded_partial {
+  double value = SquareRoot ? 0.0 : -0.0;
+};
+
+// The double-result accumulators combine themselves; blocks whose partials have nothing outside
+// their main cascade, and |hi| <= 2^1000 (so that no sum of the at most 2^12 partials of a
+// combine can overflow), combine just that cascade.
+inline constexpr double compact_limit = 0x1p1000;
+
+// Shared members of the float-result accumulators.
+template <bool SquareRoot = false>
+struct float_result_base {
+  using partial_type = rounded_partial<SquareRoot>;
+  using compact_type = void;
+  chunked_sum<float> state;
+
+  TCR_HD partial_type partial() const { return {state.value()}; }
+  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
+    return {add_rn(a.value, b.value)};
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    return from_double<Out>(SquareRoot ? sqrt_rn(p.value) : p.value);
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return from_double<Out>(0.0);
+  }
+};
+
+} // namespace detail
+
+// Sum (and, of magnitudes, Asum) of any input type. Result float: short f32 Sum2 chunks folded
+// into a double Neumaier sum (chunked_sum<float>); e4m3 and e5m2 chunks of up to 64 values are
+// summed exactly in f32 first (exact_sum_e4m3, exact_band_sums_e5m2).
+template <class Result>
+struct sum_accumulator;
+
+template <>
+struct sum_accumulator<float> : detail::float_result_base<> {
+  using detail::float_result_base<>::merge; // partials; merge(sum_accumulator) below
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(!std::is_same_v<X, double>, "double inputs use sum_accumulator<double>");
+    if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
+      detail::for_chunks<64>(x, [&](const auto& c) {
+        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float>(c).v))); // exact
+      });
+    } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
+      detail::for_chunks<64>(x, [&](const auto& c) {
+        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float>(c).v);
+        const float pair[2] = {a, b};
+        state.add_chunk(pair);
+      });
+    } else {
+      // One 16-byte vector per chunk (float: 4, 16-bit types: 8).
+      constexpr int chunk = sizeof(X) >= 4 ? 4 : 8;
+      detail::for_chunks<chunk>(x, [&](const auto& c) { state.add_chunk(detail::widened<float>(c).v); });
+    }
+  }
+  // One float reduced elsewhere (a tensor-core row sum), and the merge of two accumulators: what
+  // tcr::accumulate and tcr::merge call, so that the warp layer can fold into this type.
+  TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
+  TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
+};
+
+// Result double (or dd): every chunk of up to 4 doubles into chunked_sum<double>'s cascade.
+template <>
+struct sum_accumulator<double> {
+  using partial_type = chunked_sum<double>;
+  using compact_type = detail::cascade3;
+  chunked_sum<double> state;
+
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
+      detail::for_chunks<64>(x, [&](const auto& c) {
+        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float>(c).v)));
+      });
+    } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
+      detail::for_chunks<64>(x, [&](const auto& c) {
+        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float>(c).v);
+        const double pair[2] = {a, b};
+        state.add_chunk(pair);
+      });
+    } else {
+      detail::for_chunks<4>(x, [&](const auto& c) { state.add_chunk(detail::widened<double>(c).v); });
+    }
+  }
+  TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
+  TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
+
+  TCR_HD partial_type partial() const { return state; }
+  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
+    c = p.plain;
+    return p.big.is_zero() && detail::abs(p.plain.hi) <= detail::compact_limit;
+  }
+  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD partial_type from_compact(const compact_type& c) const {
+    partial_type p;
+    p.plain = c;
+    return p;
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return detail::from_double<Out>(0.0);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    if constexpr (std::is_same_v<Out, dd>) {
+      const auto [h, l] = p.pair();
+      return dd(h, l);
+    } else {
+      return detail::from_double<Out>(p.value());
+    }
+  }
+};
+
+// Dot product of any pair of input types. Result float: products exact in float (both operands
+// from half, e4m3, e5m2) go through f32 Sum2 chunks of 8; others are exact in double and summed
+// there in chunks of up to 16 (chunked_sum<float>::add_dot_chunk).
+template <class Result>
+struct dot_accumulator;
+
+template <>
+struct dot_accumulator<float> : detail::float_result_base<> {
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
+                  "double inputs use dot_accumulator<double>");
+    if constexpr (detail::exact_products_v<X> && detail::exact_products_v<Y>) {
+      detail::for_chunk_pairs<8>(x, y, [&](const auto& a, const auto& b) {
+        state.add_exact_products_chunk(detail::widened<float>(a).v, detail::widened<float>(b).v);
+      });
+    } else {
+      detail::for_chunk_pairs<16>(x, y, [&](const auto& a, const auto& b) {
+        state.add_dot_chunk(detail::widened<float>(a).v, detail::widened<float>(b).v);
+      });
+    }
+  }
+};
+
+// Result double: chunks of up to 4 products into chunked_dot_double (no spurious overflow or
+// underflow for any finite data).
+template <>
+struct dot_accumulator<double> {
+  using partial_type = chunked_dot_double;
+  using compact_type = detail::cascade3;
+  chunked_dot_double state;
+
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    detail::for_chunk_pairs<4>(x, y, [&](const auto& a, const auto& b) {
+      state.add_dot_chunk(detail::widened<double>(a).v, detail::widened<double>(b).v);
+    });
+  }
+
+  TCR_HD partial_type partial() const { return state; }
+  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
+    c = p.main.plain;
+    return p.main.big.is_zero() && p.huge.is_zero() && p.tiny.is_zero() &&
+           detail::abs(p.main.plain.hi) <= detail::compact_limit;
+  }
+  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD partial_type from_compact(const compact_type& c) const {
+    partial_type p;
+    p.main.plain = c;
+    return p;
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return detail::from_double<Out>(0.0);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    if constexpr (std::is_same_v<Out, dd>) {
+      const auto [h, l] = p.pair();
+      return dd(h, l);
+    } else {
+      return detail::from_double<Out>(p.value());
+    }
+  }
+};
+
+// Euclidean norm. Result float: squares exact in float (half, e4m3, e5m2) through f32 Sum2
+// chunks; bfloat16 squares in float with a double redo for tiny or huge chunks
+// (add_ssq_chunk_short); float squares exact in double. The root is taken once, in double.
+template <class Result>
+struct nrm2_accumulator;
+
+template <>
+struct nrm2_accumulator<float> : detail::float_result_base<true> {
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(!std::is_same_v<X, double>, "double inputs use nrm2_accumulator<double>");
+    if constexpr (detail::exact_products_v<X>) {
+      detail::for_chunks<8>(x, [&](const auto& c) {
+        const auto f = detail::widened<float>(c);
+        state.add_exact_products_chunk(f.v, f.v);
+      });
+    } else if constexpr (std::is_same_v<X, __nv_bfloat16>) {
+      detail::for_chunks<8>(x, [&](const auto& c) { state.add_ssq_chunk_short(detail::widened<float>(c).v); });
+    } else {
+      detail::for_chunks<16>(x, [&](const auto& c) { state.add_ssq_chunk(detail::widened<float>(c).v); });
+    }
+  }
+};
+
+// Result double: chunked_ssq_double (Blue's bands, exact squares).
+template <>
+struct nrm2_accumulator<double> {
+  using partial_type = chunked_ssq_double;
+  using compact_type = detail::cascade3;
+  chunked_ssq_double state;
+
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    detail::for_chunks<4>(x, [&](const auto& c) { state.add_chunk(detail::widened<double>(c).v); });
+  }
+
+  TCR_HD partial_type partial() const { return state; }
+  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
+    c = p.mid;
+    return p.big.is_zero() && p.small.is_zero() && p.special == 0.0 &&
+           detail::abs(p.mid.hi) <= detail::compact_limit;
+  }
+  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD partial_type from_compact(const compact_type& c) const {
+    partial_type p;
+    p.mid = c;
+    return p;
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return detail::from_double<Out>(0.0);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    if constexpr (std::is_same_v<Out, dd>)
+      return p.nrm2_pair();
+    else
+      return detail::from_double<Out>(p.nrm2());
+  }
+};
+
+// Reduce(op, init): each input converted to Out and combined with op, which must be associative
+// (the combining order is fixed by the caller). The partial is a value with a validity flag, so
+// threads without inputs need no identity element; op and init live in the accumulator (a copy
+// of the empty one reaches every thread), not in the partials.
+template <class Out, class Op>
+struct reduce_accumulator {
+  struct partial_type {
+    Out value;
+    bool valid;
+  };
+  using compact_type = void;
+
+  Op op;
+  Out init;
+  partial_type state{Out{}, false};
+
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+TCR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const Out v = static_cast<Out>(x[i]);
+      state = {state.valid ? op(state.value, v) : v, true};
+    }
+  }
+  TCR_HD partial_type partial() const { return state; }
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    if (!b.valid)
+      return a;
+    if (!a.valid)
+      return b;
+    return {op(a.value, b.value), true};
+  }
+  template <class O>
+  TCR_HD O finish(const partial_type& p) const {
+    static_assert(std::is_same_v<O, Out>, "Reduce writes its own result type");
+    return p.valid ? op(init, p.value) : init;
+  }
+  template <class O>
+  TCR_HD O empty_result() const {
+    return init;
+  }
+};
+
+} // namespace tcr
