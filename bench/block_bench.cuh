@@ -15,6 +15,9 @@
 //   tcr_comp_double    tcr::BlockReduce<tcr::double_carried<float>>, shuffle_tree (not f64)
 //   tcr_comp_exact     tcr::BlockReduce<tcr::double_carried<float>>, tensor_core_exact (e4m3,
 //                      e5m2)
+//   tcr_comp_hybrid    each thread sums its items with tcr::neumaier<float> and hands
+//                      double(sum) + double(comp) as a tcr::double_carried<float> to
+//                      BlockReduce::Sum (not f64): Sum2 per thread, double merges
 //   cub_dot            cub::BlockReduce<float (double)>::Sum of the products x_i y_i (plain)
 //   tcr_dot2           tcr::BlockReduce<tcr::dot2<float (double)>>::Dot
 //   tcr_dot_double     tcr::BlockReduce<tcr::double_carried<float>>::Dot (not f64)
@@ -66,6 +69,7 @@ enum class variant {
   tcr_comp_shuffle,
   tcr_comp_double,
   tcr_comp_exact,
+  tcr_comp_hybrid,
   cub_dot,
   tcr_dot2,
   tcr_dot_double
@@ -85,6 +89,8 @@ inline const char* name_of(variant v) {
     return "tcr_comp_double";
   case variant::tcr_comp_exact:
     return "tcr_comp_exact";
+  case variant::tcr_comp_hybrid:
+    return "tcr_comp_hybrid";
   case variant::cub_dot:
     return "cub_dot";
   case variant::tcr_dot2:
@@ -158,13 +164,13 @@ __host__ __device__ constexpr bool is_dot(variant v) {
 template <variant V, class In>
 struct variant_types {
   using Plain = std::conditional_t<std::is_same_v<In, double>, double, float>;
-  using T =
-      std::conditional_t<V == variant::tcr_comp_shuffle, tcr::neumaier<Plain>,
-                         std::conditional_t<V == variant::tcr_dot2, tcr::dot2<Plain>,
-                                            std::conditional_t<V == variant::tcr_comp_double ||
-                                                                   V == variant::tcr_comp_exact ||
-                                                                   V == variant::tcr_dot_double,
-                                                               tcr::double_carried<float>, Plain>>>;
+  using T = std::conditional_t<
+      V == variant::tcr_comp_shuffle, tcr::neumaier<Plain>,
+      std::conditional_t<
+          V == variant::tcr_dot2, tcr::dot2<Plain>,
+          std::conditional_t<V == variant::tcr_comp_double || V == variant::tcr_comp_hybrid ||
+                                 V == variant::tcr_comp_exact || V == variant::tcr_dot_double,
+                             tcr::double_carried<float>, Plain>>>;
   static constexpr tcr::BlockReduceAlgorithm algorithm =
       V == variant::tcr_comp_exact ? tcr::BlockReduceAlgorithm::tensor_core_exact
                                    : tcr::BlockReduceAlgorithm::shuffle_tree;
@@ -223,6 +229,14 @@ __global__ void __launch_bounds__(BLOCK)
         for (int i = 0; i < N; ++i)
           ys[i] = items[(i + 1) % N];
         total += tcr::result(BR(s_reduce).Dot(items, ys));
+      } else if constexpr (V == variant::tcr_comp_hybrid) {
+        tcr::neumaier<float> r_thread;
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          r_thread.add(items[i]);
+        tcr::double_carried<float> r_mine;
+        r_mine.sum = __dadd_rn(double(r_thread.sum), double(r_thread.comp));
+        total += tcr::result(BR(s_reduce).Sum(r_mine));
       } else {
         total += tcr::result(BR(s_reduce).Sum(items));
       }
@@ -332,8 +346,10 @@ void add_shape() {
   add<variant::cub_broadcast, In, BLOCK, N>();
   add<variant::tcr_fast_shuffle, In, BLOCK, N>();
   add<variant::tcr_comp_shuffle, In, BLOCK, N>();
-  if constexpr (!f64)
+  if constexpr (!f64) {
     add<variant::tcr_comp_double, In, BLOCK, N>();
+    add<variant::tcr_comp_hybrid, In, BLOCK, N>();
+  }
   if constexpr (tcr::detail::is_fp8_v<In>)
     add<variant::tcr_comp_exact, In, BLOCK, N>();
   add<variant::cub_dot, In, BLOCK, N>();
