@@ -2,7 +2,7 @@
 """tcr benchmarks: the old device layer against the new one, and both against CUB, in one table.
 
     bench/compare.py DIR [--old FILE ...] [--new FILE ...] [--cub35 FILE ...] [--markdown]
-                         [--write] [--methods all|default] [--merge]
+                         [--write] [--methods all|default] [--merge] [--brief]
 
 DIR is what scripts/bench-compare writes: Google Benchmark JSON from tcr_device_bench built from
 the old tree (old-gated-*.json, old-host-*.json) and from the new one (new-*.json), and from
@@ -31,6 +31,7 @@ Flags: SLOWER   every repetition of new slower than every repetition of old (min
        NEW-ERROR / old-error / errors   one tree (or both, differently) could not run the row
 Rows where both trees report the same error (an engine a type does not offer) are left out and
 counted in the first line.
+--brief prints only the summary counts and the first 20 rows of each list.
 --methods default keeps tcr.compensated.automatic and tcr.fast.automatic (the default: all).
 --write writes DIR/compare.txt and DIR/compare.md. --merge also writes DIR/old/device.json,
 DIR/new/device.json and DIR/new/nogate.json (each tree's gated and host-launched files merged, with
@@ -199,7 +200,8 @@ def table_lines(header, rows, markdown):
         out += ["| " + " | ".join(r) + " |" for r in rows]
         return out
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    fmt = lambda cells: "  ".join(c.rjust(w) if i >= 5 else c.ljust(w)  # noqa: E731
+    last = len(header) - 1
+    fmt = lambda cells: "  ".join(c.rjust(w) if 5 <= i < last else c.ljust(w)  # noqa: E731
                                   for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
     return [fmt(header)] + [fmt(r) for r in rows]
 
@@ -208,11 +210,13 @@ def us(r):
     return report.fmt_us(r["us"]) if r else "-"
 
 
-def render(rows, meta_line, markdown, have_c35):
+def render(rows, meta_line, markdown, have_c35, brief=False):
     out = []
     p = out.append
     p(meta_line)
     p("")
+    if brief:
+        return out + summary(rows, markdown, have_c35, brief=True)
     header = ["view", "op", "type", "method", "n", "new us", "old us", "new/old", "noise",
               "CUB us", "new/CUB", "old/CUB", "CUB n/o"]
     if have_c35:
@@ -241,9 +245,17 @@ def geomean(vals):
     return report.geomean(vals)
 
 
-def summary(rows, markdown, have_c35):
+def capped(items, cap):
+    """items, or the first cap of them and a line saying how many more compare.txt has."""
+    if cap is None or len(items) <= cap:
+        return items
+    return items[:cap] + [f"  ... and {len(items) - cap} more (compare.txt)"]
+
+
+def summary(rows, markdown, have_c35, brief=False):
     out = []
     p = out.append
+    cap = 20 if brief else None
     both = [r for r in rows if r["new_old"] is not None]
     p("== summary")
     p("")
@@ -260,20 +272,24 @@ def summary(rows, markdown, have_c35):
     for label, flag in (("new slower than old beyond noise and CUB drift (SLOWER)", "SLOWER"),
                         ("new slower than old beyond noise, within CUB drift (slower?)", "slower?")):
         hit = sorted((r for r in rows if flag in r["flags"]), key=lambda r: -r["new_old"])
-        p(f"{label}: {len(hit)}")
-        for r in hit:
-            p(f"  {r['view']:5} {r['op']:4} {r['type']:4} {short_method(r['method']):10} "
-              f"{log2n(r['n']):5} new/old {fmt_r(r['new_old'])} (CUB n/o {fmt_r(r['cub_drift'])})")
+        big = [sum(1 for r in hit if r["new_old"] > 1 + x) for x in (0.02, 0.05)]
+        p(f"{label}: {len(hit)}" + (f" (new/old > 1.02: {big[0]}, > 1.05: {big[1]})" if hit else ""))
+        out += capped([f"  {r['view']:5} {r['op']:4} {r['type']:4} {short_method(r['method']):10} "
+                       f"{log2n(r['n']):5} new/old {fmt_r(r['new_old'])} (CUB n/o "
+                       f"{fmt_r(r['cub_drift'])})" for r in hit], cap)
     for label, flag in (("new fails where old ran (NEW-ERROR)", "NEW-ERROR"),
                         ("new runs where old failed (old-error)", "old-error"),
                         ("both fail, with different messages (errors)", "errors")):
         hit = [r for r in rows if flag in r["flags"]]
         if hit:
             p(f"{label}: {len(hit)}")
-            for r in hit:
-                p(f"  {r['view']} {r['op']} {r['type']} {r['method']} {log2n(r['n'])}: "
-                  f"new: {r['new_error'] or 'ok'}; old: {r['old_error'] or 'ok'}")
+            out += capped([f"  {r['view']} {r['op']} {r['type']} {r['method']} {log2n(r['n'])}: "
+                           f"new: {r['new_error'] or 'ok'}; old: {r['old_error'] or 'ok'}"
+                           for r in hit], cap)
     p("")
+    if brief:
+        out += default_misses(rows, cap)
+        return out
     # Per view, op, type, method: the geometric mean of new/old over the sizes and the worst size.
     groups = defaultdict(list)
     for r in both:
@@ -328,13 +344,26 @@ def summary(rows, markdown, have_c35):
                     continue
                 cells.append([view, op, ty, label] + [fmt_r(v) for v in vals])
         out += table_lines(header, cells, markdown)
-        miss = [r for r in dflt if r["new_cub"] is not None and r["new_cub"] > 1.0]
         p("")
-        p(f"tcr default slower than CUB 3.0.1 (new tree): {len(miss)} rows")
-        for r in miss:
-            p(f"  {r['view']:5} {r['op']:4} {r['type']:4} {log2n(r['n']):5} tcr/CUB "
-              f"{fmt_r(r['new_cub'])}{'  (beyond noise)' if '>>CUB' in r['flags'] else ''}")
-        p("")
+        out += default_misses(rows, None)
+    return out
+
+
+def default_misses(rows, cap):
+    """Where tcr's default (new tree) is slower than CUB 3.0.1 and than CCCL 3.5."""
+    out = []
+    dflt = [r for r in rows if r["method"] == "tcr.compensated.automatic" and r["new"]]
+    for label, field, beyond in (("CUB 3.0.1", "new_cub", ">>CUB"), ("CCCL 3.5 default", "new_c35", None),
+                                 ("CCCL 3.5 not_guaranteed", "new_c35ng", None)):
+        have = [r for r in dflt if r[field] is not None]
+        if not have:
+            continue
+        miss = sorted((r for r in have if r[field] > 1.0), key=lambda r: -r[field])
+        out.append(f"tcr default (new tree) slower than {label}: {len(miss)} of {len(have)} rows")
+        out += capped([f"  {r['view']:5} {r['op']:4} {r['type']:4} {log2n(r['n']):5} tcr/peer "
+                       f"{fmt_r(r[field])}{'  (beyond noise)' if beyond and beyond in r['flags'] else ''}"
+                       for r in miss], cap)
+    out.append("")
     return out
 
 
@@ -364,6 +393,7 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--merge", action="store_true")
+    ap.add_argument("--brief", action="store_true")
     ap.add_argument("--methods", default="all", choices=["all", "default"])
     a = ap.parse_args()
     if a.dir is None and (a.old is None or a.new is None):
@@ -397,7 +427,7 @@ def main():
     rows, skipped = build_rows(old, new, c35, DEFAULT_METHODS if a.methods == "default" else None)
     for (message, view), count in sorted(skipped.items()):
         parts.append(f"left out: {count} {view} rows where both trees report '{message}'")
-    text = render(rows, ", ".join(parts), a.markdown, bool(c35))
+    text = render(rows, ", ".join(parts), a.markdown, bool(c35), a.brief)
     print("\n".join(text))
     if a.write and a.dir:
         with open(os.path.join(a.dir, "compare.txt"), "w") as f:
