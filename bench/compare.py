@@ -233,7 +233,8 @@ def render(rows, meta_line, markdown, have_c35, brief=False):
             c += [us(r["c35"]), fmt_r(r["new_c35"]), us(r["c35ng"]), fmt_r(r["new_c35ng"])]
         c += [" ".join(r["flags"])]
         cells.append(c)
-    p("== every row (time per call; ratios are time ratios, < 1: the first is faster)")
+    p("== every row (time per call; ratios are time ratios, < 1: the first is faster; columns and "
+      "flags: bench/compare.py --help)")
     p("")
     out += table_lines(header, cells, markdown)
     p("")
@@ -385,7 +386,7 @@ def merge(paths, out_path, meta):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", nargs="?", default=None)
     ap.add_argument("--old", nargs="*", default=None)
     ap.add_argument("--new", nargs="*", default=None)
