@@ -64,11 +64,12 @@ TCR_UNROLL
     for_chunks<L, Off + len>(v, f);
   }
 }
-template <int L, int Off = 0, class T, int N, class F>
-TCR_HD void for_chunk_pairs(const T (&a)[N], const T (&b)[N], F&& f) {
+template <int L, int Off = 0, class T, class U, int N, class F>
+TCR_HD void for_chunk_pairs(const T (&a)[N], const U (&b)[N], F&& f) {
   if constexpr (Off < N) {
     constexpr int len = N - Off < L ? N - Off : L;
-    T ca[len], cb[len];
+    T ca[len];
+    U cb[len];
 TCR_UNROLL
     for (int i = 0; i < len; ++i) {
       ca[i] = a[Off + i];

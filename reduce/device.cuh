@@ -136,11 +136,11 @@ struct reduction_for {
 // (bench/results/2026-11-30-h200-tuning/) and the one-block runs of
 // bench/results/2026-11-30-h200-8bf8d38/; other architectures use the same plan.
 struct launch_plan {
-  int threads;                 // per block of the grid
-  int unroll;                  // 16-byte vectors per operand in flight per thread
-  int one_block_threads;       // inputs of more than bytes_per_block bytes but at most
-  int one_block_unroll;        //   one_block_threads * 16 * one_block_unroll bytes (and
-  std::int64_t one_block_max;  //   one_block_max elements) run as one block of this size
+  int threads;                   // per block of the grid
+  int unroll;                    // 16-byte vectors per operand in flight per thread
+  int one_block_threads;         // inputs of more than bytes_per_block bytes but at most
+  int one_block_unroll;          //   one_block_threads * 16 * one_block_unroll bytes (and
+  std::int64_t one_block_max;    //   one_block_max elements) run as one block of this size
   std::int64_t tensor_core_from; // Engine::automatic: tensor cores from this many elements
 };
 // (The tensor-core threshold applies where a tensor-core path exists in the mode asked for.)
@@ -237,16 +237,16 @@ void split_vector_region(kernel_params& p) {
   p.nvec = 0;
   if constexpr (V > 1) {
     constexpr int eb = R::elem_bytes;
-    const bool x_wide = sizeof(X) >= sizeof(Y);
-    const std::uintptr_t a_wide = reinterpret_cast<std::uintptr_t>(x_wide ? p.x : p.y);
-    std::int64_t head = static_cast<std::int64_t>(((16 - a_wide % 16) % 16) / eb);
+    const bool x_wider = sizeof(X) >= sizeof(Y);
+    const std::uintptr_t a_wider = reinterpret_cast<std::uintptr_t>(x_wider ? p.x : p.y);
+    std::int64_t head = static_cast<std::int64_t>(((16 - a_wider % 16) % 16) / eb);
     if (head > p.n)
       head = p.n;
     bool ok = true;
     if constexpr (R::binary) {
-      const std::uintptr_t a_narrow = reinterpret_cast<std::uintptr_t>(x_wide ? p.y : p.x);
-      const std::size_t narrow_bytes = x_wide ? sizeof(Y) : sizeof(X);
-      ok = (a_narrow + head * narrow_bytes) % (V * narrow_bytes) == 0;
+      const std::uintptr_t a_narrower = reinterpret_cast<std::uintptr_t>(x_wider ? p.y : p.x);
+      const std::size_t narrower_bytes = x_wider ? sizeof(Y) : sizeof(X);
+      ok = (a_narrower + head * narrower_bytes) % (V * narrower_bytes) == 0;
     }
     if (ok) {
       p.head = head;
@@ -285,7 +285,8 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
   split_vector_region<R>(p);
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
-  if (bytes > bytes_per_block && bytes <= std::int64_t(c.one_block_threads) * 16 * c.one_block_unroll &&
+  if (bytes > bytes_per_block &&
+      bytes <= std::int64_t(c.one_block_threads) * 16 * c.one_block_unroll &&
       n <= c.one_block_max) {
     // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent L2
     // round trips cost more than the block's extra reduction levels).
@@ -329,19 +330,20 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const X* 
   const typename R::accumulator fresh{};
   constexpr bool sum_like = Op == op_kind::sum || Op == op_kind::asum;
   constexpr bool exact_tc = is_fp8_v<X> && sum_like; // exact MMAs: any accuracy mode
-  constexpr bool chain_tc = (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
+  constexpr bool chain_tc =
+      (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
   const bool fast = options.accuracy == Accuracy::fast;
   constexpr launch_plan plan = plan_for<Op, R>();
   const bool want_tc = options.engine == Engine::tensor_core ||
                        (options.engine == Engine::automatic && n >= plan.tensor_core_from);
   if constexpr (exact_tc) {
     if (want_tc)
-      return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, x,
-                                                           y, out, n, stream, fresh);
+      return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, x, y,
+                                                           out, n, stream, fresh);
   } else if constexpr (chain_tc) {
     if (want_tc && fast)
-      return launch<Op, R, engine_kind::tensor_core_chain>(d_temp_storage, temp_storage_bytes, x,
-                                                           y, out, n, stream, fresh);
+      return launch<Op, R, engine_kind::tensor_core_chain>(d_temp_storage, temp_storage_bytes, x, y,
+                                                           out, n, stream, fresh);
   }
   if (options.engine == Engine::tensor_core)
     return cudaErrorNotSupported; // no tensor-core path in this mode (their MMAs round)

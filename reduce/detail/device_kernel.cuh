@@ -240,8 +240,10 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
   using Y = typename R::y_storage;
   constexpr int V = R::vector_items;
   constexpr bool has_compact = !std::is_void_v<C>;
-  using BlockP = BlockReduce<P, Threads>;
-  using BlockC = BlockReduce<std::conditional_t<has_compact, C, P>, Threads>;
+  // Warp totals combined by one warp: shared memory of one partial per warp, whatever its size.
+  using BlockP = BlockReduce<P, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
+  using BlockC = BlockReduce<std::conditional_t<has_compact, C, P>, Threads,
+                             BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   __shared__ union {
     typename BlockP::TempStorage partials;
     typename BlockC::TempStorage compact;
@@ -249,7 +251,12 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
   __shared__ bool s_last;
 
   const X* g_x = static_cast<const X*>(p.x);
-  const Y* g_y = R::binary ? static_cast<const Y*>(p.y) : g_x;
+  const Y* g_y;
+  if constexpr (R::binary)
+    g_y = static_cast<const Y*>(p.y);
+  else
+    g_y = g_x; // never read
+
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * Threads + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * Threads;
 
