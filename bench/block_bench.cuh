@@ -18,6 +18,9 @@
 //   tcr_comp_hybrid    each thread sums its items with tcr::neumaier<float> and hands
 //                      double(sum) + double(comp) as a tcr::double_carried<float> to
 //                      BlockReduce::Sum (not f64): Sum2 per thread, double merges
+//   tcr_fast_shuffle_wt, tcr_comp_double_wt
+//                      tcr_fast_shuffle and tcr_comp_double with tcr::BlockCombine::warp_totals
+//                      (every other tcr variant uses the default, BlockCombine::raking)
 //   cub_dot            cub::BlockReduce<float (double)>::Sum of the products x_i y_i (plain)
 //   tcr_dot2           tcr::BlockReduce<tcr::dot2<float (double)>>::Dot
 //   tcr_dot_double     tcr::BlockReduce<tcr::double_carried<float>>::Dot (not f64)
@@ -70,6 +73,8 @@ enum class variant {
   tcr_comp_double,
   tcr_comp_exact,
   tcr_comp_hybrid,
+  tcr_fast_shuffle_wt,
+  tcr_comp_double_wt,
   cub_dot,
   tcr_dot2,
   tcr_dot_double
@@ -91,6 +96,10 @@ inline const char* name_of(variant v) {
     return "tcr_comp_exact";
   case variant::tcr_comp_hybrid:
     return "tcr_comp_hybrid";
+  case variant::tcr_fast_shuffle_wt:
+    return "tcr_fast_shuffle_wt";
+  case variant::tcr_comp_double_wt:
+    return "tcr_comp_double_wt";
   case variant::cub_dot:
     return "cub_dot";
   case variant::tcr_dot2:
@@ -171,6 +180,10 @@ struct variant_types {
           std::conditional_t<V == variant::tcr_comp_double || V == variant::tcr_comp_hybrid ||
                                  V == variant::tcr_comp_exact || V == variant::tcr_dot_double,
                              tcr::double_carried<float>, Plain>>>;
+  static constexpr tcr::BlockCombine combine =
+      V == variant::tcr_fast_shuffle_wt || V == variant::tcr_comp_double_wt
+          ? tcr::BlockCombine::warp_totals
+          : tcr::BlockCombine::raking;
   static constexpr tcr::BlockReduceAlgorithm algorithm =
       V == variant::tcr_comp_exact ? tcr::BlockReduceAlgorithm::tensor_core_exact
                                    : tcr::BlockReduceAlgorithm::shuffle_tree;
@@ -216,7 +229,7 @@ __global__ void __launch_bounds__(BLOCK)
       }
     }
   } else {
-    using BR = tcr::BlockReduce<typename Types::T, BLOCK, Types::algorithm>;
+    using BR = tcr::BlockReduce<typename Types::T, BLOCK, Types::algorithm, Types::combine>;
     __shared__ typename BR::TempStorage s_reduce;
 #pragma unroll 1 // unrolled copies could reuse the previous copy's per-item work (see launder)
     for (int it = 0; it < iters; ++it) {
@@ -345,9 +358,11 @@ void add_shape() {
   add<variant::cub_plain, In, BLOCK, N>(); // first: the others report vs_cub against it
   add<variant::cub_broadcast, In, BLOCK, N>();
   add<variant::tcr_fast_shuffle, In, BLOCK, N>();
+  add<variant::tcr_fast_shuffle_wt, In, BLOCK, N>();
   add<variant::tcr_comp_shuffle, In, BLOCK, N>();
   if constexpr (!f64) {
     add<variant::tcr_comp_double, In, BLOCK, N>();
+    add<variant::tcr_comp_double_wt, In, BLOCK, N>();
     add<variant::tcr_comp_hybrid, In, BLOCK, N>();
   }
   if constexpr (tcr::detail::is_fp8_v<In>)

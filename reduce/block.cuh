@@ -1,6 +1,6 @@
 // tcr: block-level reductions.
 //
-//   using BR = tcr::BlockReduce<T, BLOCK_THREADS, Algorithm>;
+//   using BR = tcr::BlockReduce<T, BLOCK_THREADS, Algorithm, Combine>;
 //   __shared__ typename BR::TempStorage s_reduce;
 //   T r = BR(s_reduce).Sum(items);            // items: one value or item, or an array In[N]
 //   T r = BR(s_reduce).Sum(items, num_valid); // partial tiles
@@ -15,8 +15,8 @@
 //   - every thread of the block must call, and every thread receives the same result;
 //   - the call ends with a barrier, so the same TempStorage (or memory aliased with it) may be
 //     reused right after it returns;
-//   - the combining order is fixed by BLOCK_THREADS and the algorithm alone, so results are
-//     bitwise reproducible run to run;
+//   - the combining order is fixed by BLOCK_THREADS, the algorithm and the combine alone, so
+//     results are bitwise reproducible run to run;
 //   - item arrays are in blocked arrangement: thread t (linear rank) holds items [t N, t N + N)
 //     of the block's tile, and with num_valid only items of index < num_valid count (for one
 //     value per thread, num_valid counts threads).
@@ -58,8 +58,24 @@ inline constexpr BlockReduceAlgorithm block_sum_algorithm_v =
         ? BlockReduceAlgorithm::tensor_core_exact
         : BlockReduceAlgorithm::shuffle_tree;
 
+// How Sum and Dot combine the threads' partials across the block (Reduce(x, op) always uses
+// warp_totals, which applies op in rank order).
+//   raking       every thread stores its partial; warp 0 merges them (lane l: ranks l, l + 32,
+//                l + 64, ...) and merges its lanes with one warp tree; the result goes back
+//                through shared memory. One warp tree per call instead of one per warp: the
+//                shuffle unit is the block layer's bottleneck (one shuffle per word of T and
+//                tree level in every warp; bench/results/2026-12-01-h200-block-a6a512e/README.md).
+//                Three barriers, BLOCK_THREADS + 1 T of storage.
+//   warp_totals  each warp merges its lanes with a warp tree; every warp then merges the warp
+//                totals itself (for whole warps; else warp 0 and a broadcast), two barriers,
+//                ceil(BLOCK_THREADS / 32) + 1 T of storage.
+// Tree heights for error bounds (N items per thread, W = ceil(BLOCK_THREADS / 32) warps):
+// raking N - 1 + W + 5 at most, warp_totals N - 1 + 10 at most.
+enum class BlockCombine { raking, warp_totals };
+
 template <class T, int BLOCK_THREADS,
-          BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::shuffle_tree>
+          BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::shuffle_tree,
+          BlockCombine Combine = BlockCombine::raking>
 class BlockReduce {
   static_assert(BLOCK_THREADS >= 1 && BLOCK_THREADS <= 1024,
                 "tcr::BlockReduce: BLOCK_THREADS must be in [1, 1024]");
@@ -83,10 +99,13 @@ class BlockReduce {
   using TailWarp = WarpReduce<T, WarpReduceAlgorithm::shuffle_tree, tail_lanes ? tail_lanes : 32>;
   using WarpTotals = WarpReduce<T, WarpReduceAlgorithm::shuffle_tree, warps>;
 
+  static constexpr bool raking = Combine == BlockCombine::raking && warps > 1;
+  static constexpr int slots = (raking ? BLOCK_THREADS : warps) + 1;
+
 public:
-  // Raw storage: one T per warp, and the broadcast slot used when the last warp is partial.
+  // Raw storage: one T per thread (raking) or per warp, and a broadcast slot.
   struct TempStorage {
-    alignas(T) unsigned char bytes[sizeof(T) * (warps + 1)]; // [warps + 1] T
+    alignas(T) unsigned char bytes[sizeof(T) * slots]; // [slots] T
   };
 
   __device__ __forceinline__ explicit BlockReduce(TempStorage& storage) : s_(storage) {}
@@ -121,9 +140,17 @@ public:
   }
 
   // The sum (merge, for accumulators) of one value per thread. Every thread gets the result.
-  __device__ __forceinline__ T Sum(const T& x) { return Reduce(x, detail::merge_op{}); }
+  __device__ __forceinline__ T Sum(const T& x) {
+    if constexpr (raking)
+      return rake(x, BLOCK_THREADS);
+    else
+      return Reduce(x, detail::merge_op{});
+  }
   __device__ __forceinline__ T Sum(const T& x, int num_valid) {
-    return Reduce(x, detail::merge_op{}, num_valid);
+    if constexpr (raking)
+      return rake(x, num_valid);
+    else
+      return Reduce(x, detail::merge_op{}, num_valid);
   }
 
   // The sum of one input item per thread (an In that is not T, e.g. __half into neumaier<float>),
@@ -139,6 +166,10 @@ public:
   // thread gets the result.
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N]) {
+    if constexpr (raking) {
+      const FullWarp w;
+      return rake(w.LaneShare(w.LanePartial(items, N)), BLOCK_THREADS);
+    }
     const int warp = linear_tid() / 32;
     T total;
     if (tail_lanes == 0 || warp < full_warps)
@@ -149,6 +180,16 @@ public:
   }
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N], int num_valid) {
+    if constexpr (raking) {
+      const FullWarp w;
+      const int mine = num_valid - linear_tid() * N;
+      if constexpr (detail::is_tensor_core_v<warp_algorithm>) {
+        // a lane's share mixes its quad's items: every thread of the valid warps counts
+        return rake(w.LaneShare(w.LanePartial(items, mine)), 32 * valid_warps_for<N>(num_valid));
+      } else {
+        return rake(w.LanePartial(items, mine), valid_threads_for<N>(num_valid));
+      }
+    }
     const int warp = linear_tid() / 32;
     const int mine = num_valid - warp * 32 * N;
     T total;
@@ -170,6 +211,8 @@ public:
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N]) {
+    if constexpr (raking)
+      return rake(FullTree::LaneDot(x, y, N), BLOCK_THREADS);
     const int warp = linear_tid() / 32;
     T total;
     if (tail_lanes == 0 || warp < full_warps)
@@ -180,6 +223,9 @@ public:
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T Dot(const X (&x)[N], const Y (&y)[N], int num_valid) {
+    if constexpr (raking)
+      return rake(FullTree::LaneDot(x, y, num_valid - linear_tid() * N),
+                  valid_threads_for<N>(num_valid));
     const int warp = linear_tid() / 32;
     const int mine = num_valid - warp * 32 * N;
     T total;
@@ -198,11 +244,45 @@ private:
     return w < 1 ? 1 : (w > warps ? warps : w);
   }
 
+  // Threads holding any of the first num_valid items (N per thread), in [1, BLOCK_THREADS].
+  template <int N>
+  __device__ __forceinline__ static int valid_threads_for(int num_valid) {
+    const int t = (num_valid + N - 1) / N;
+    return t < 1 ? 1 : (t > BLOCK_THREADS ? BLOCK_THREADS : t);
+  }
+
   __device__ __forceinline__ static int linear_tid() {
     return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   }
 
   __device__ __forceinline__ T* partials() { return reinterpret_cast<T*>(s_.bytes); }
+
+  // The merge of the first valid_threads threads' partials (raking; see BlockCombine). Partials
+  // are stored by rank, and lane l of warp 0 reads ranks l + 32 j: consecutive lanes read
+  // consecutive slots, so the loads are free of bank conflicts.
+  __device__ __forceinline__ T rake(const T& mine, int valid_threads) {
+    const int tid = linear_tid();
+    T* s_values = partials();
+    T* s_result = partials() + BLOCK_THREADS;
+    s_values[tid] = mine;
+    __syncthreads();
+    if (tid < 32) {
+      T r = s_values[tid];
+#pragma unroll
+      for (int j = 1; j < warps; ++j) {
+        const int rank = 32 * j + tid;
+        if (rank < valid_threads)
+          r = tcr::merge(r, s_values[rank]);
+      }
+      const T total = FullTree().ReduceToLane0(r, detail::merge_op{}, valid_threads);
+      if (tid == 0)
+        *s_result = total;
+    }
+    __syncthreads();
+    const T total = *s_result;
+    __syncthreads(); // every thread has read the result: the storage may be reused
+    return total;
+  }
 
   // Each warp's lane 0 holds its warp's total (the empty sum where it had nothing valid). The first
   // valid_warps totals are merged by WarpTotals (the warp layer's tree over warp ranks), and
@@ -231,8 +311,7 @@ private:
         if constexpr (warps == 32) {
           total = WarpTotals().ReduceToLane0(partials()[lane], op, valid_warps);
         } else if (lane < warps) {
-          total = WarpTotals().ReduceToLane0(lane < valid_warps ? partials()[lane] : T{},
-                                             op,
+          total = WarpTotals().ReduceToLane0(lane < valid_warps ? partials()[lane] : T{}, op,
                                              valid_warps);
         }
         total = detail::shfl(detail::full_warp_mask, total, 0);

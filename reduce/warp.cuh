@@ -284,14 +284,14 @@ public:
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T DotToLane0(const X (&x)[N], const Y (&y)[N]) const {
-    return tree_to_lane0<1, true>(lane_dot(x, y, N), detail::merge_op{}, lanes);
+    return tree_to_lane0<1, true>(LaneDot(x, y, N), detail::merge_op{}, lanes);
   }
   template <class X, class Y, int N>
   __device__ __forceinline__ T DotToLane0(const X (&x)[N], const Y (&y)[N], int num_valid) const {
     const int valid_lanes = (num_valid + N - 1) / N;
     if (valid_lanes <= 0)
       return detail::empty_sum<T>();
-    return ReduceToLane0(lane_dot(x, y, num_valid - detail::lane_id() * N), detail::merge_op{},
+    return ReduceToLane0(LaneDot(x, y, num_valid - detail::lane_id() * N), detail::merge_op{},
                          valid_lanes);
   }
 
@@ -376,9 +376,10 @@ public:
     }
   }
 
-private:
+  // This lane's part of a dot product before the lanes are combined (its first `mine` pairs,
+  // clamped to [0, N]; pairs past it are not read): the merge of LaneDot over the lanes is the dot.
   template <class X, class Y, int N>
-  __device__ __forceinline__ static T lane_dot(const X (&x)[N], const Y (&y)[N], int mine) {
+  __device__ __forceinline__ static T LaneDot(const X (&x)[N], const Y (&y)[N], int mine) {
     T acc = detail::empty_sum<T>();
 #pragma unroll
     for (int i = 0; i < N; ++i)
@@ -387,6 +388,7 @@ private:
     return acc;
   }
 
+private:
   __device__ __forceinline__ static T broadcast(const T& x) {
     return detail::shfl(member_mask, x, 0);
   }

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 #include "compensated/accumulators.cuh"
+#include "compensated/block_sum.cuh"
 #include "reduce/block.cuh"
 #include "support/cuda_check.hpp"
 #include "support/gen.hpp"
@@ -128,16 +129,23 @@ inline double gamma(int h, double u) {
 //     accumulator T over the D values,
 //     whose absolute sum is at most S' + E <= 2 S, along a tree of height h <= 2 M + 3 + 5
 //     (at most 2 folds per MMA for M MMAs per lane, the lane shares, the block):
-//     plain T: E + gamma_h 2 S;  neumaier<T>: E + u(|s| + E) + gamma_h^2 2 S.
+//     plain T: E + gamma_h 2 S;  neumaier<T>: E + u(|s| + E) + gamma_h^2 2 S;
+//     double_carried<float> (compensated/block_sum.cuh): E + u(|s| + E) + (1 + u) gamma_h(2^-53) 2
+//     S.
 struct bound_model {
-  bool compensated; // T is neumaier<...>
-  double u;         // T's unit roundoff
+  bool compensated; // T is neumaier<...> or double_carried<float>
+  bool carried;     // T is double_carried<float>
+  double u;         // the unit roundoff of T's result type
   int h;            // height of the combining tree
   double mma_error; // E (0 for the shuffle tree)
   double s_factor;  // 1 (shuffle) or 2 (tensor cores: D values' absolute sum)
 };
 
 inline double sum_bound(const bound_model& m, double s_abs, double S) {
+  if (m.carried) {
+    const double g = gamma(m.h, std::ldexp(1.0, -53));
+    return m.mma_error + m.u * (s_abs + m.mma_error) + (1 + m.u) * g * m.s_factor * S;
+  }
   if (m.compensated) {
     const double g = gamma(m.h, m.u);
     return m.mma_error + m.u * (s_abs + m.mma_error) + g * g * m.s_factor * S;
@@ -147,40 +155,59 @@ inline double sum_bound(const bound_model& m, double s_abs, double S) {
 
 template <class T>
 struct acc_traits {
-  static constexpr bool compensated = false;
+  static constexpr bool compensated = false, carried = false;
   using value = T;
 };
 template <class V>
 struct acc_traits<tcr::neumaier<V>> {
-  static constexpr bool compensated = true;
+  static constexpr bool compensated = true, carried = false;
+  using value = V;
+};
+template <class V>
+struct acc_traits<tcr::dot2<V>> {
+  static constexpr bool compensated = true, carried = false;
+  using value = V;
+};
+template <class V>
+struct acc_traits<tcr::double_carried<V>> {
+  static constexpr bool compensated = true, carried = true;
   using value = V;
 };
 
-// The tile path each algorithm takes (reduce/warp.cuh): e4m3 through f16 under both, e5m2 in
-// two exponent bands through f16 under fold and natively under chain; the paths other than
-// native are proved exact in mma/tile_sum.cuh.
+// The tile path each algorithm takes (reduce/warp.cuh, tcr::detail::tile_path_v); the paths
+// other than native are proved exact in mma/tile_sum.cuh.
+template <BlockReduceAlgorithm A>
+inline constexpr tcr::WarpReduceAlgorithm warp_algorithm_of =
+    A == BlockReduceAlgorithm::tensor_core_exact   ? tcr::WarpReduceAlgorithm::tensor_core_exact
+    : A == BlockReduceAlgorithm::tensor_core_chain ? tcr::WarpReduceAlgorithm::tensor_core_chain
+    : A == BlockReduceAlgorithm::tensor_core_fold  ? tcr::WarpReduceAlgorithm::tensor_core_fold
+                                                   : tcr::WarpReduceAlgorithm::shuffle_tree;
 template <class In, BlockReduceAlgorithm A>
 inline constexpr tcr::mma::tile_path tile_path_of =
-    std::is_same_v<In, __nv_fp8_e4m3> ? tcr::mma::tile_path::exact_f16
-    : std::is_same_v<In, __nv_fp8_e5m2>&& A == BlockReduceAlgorithm::tensor_core_fold
-        ? tcr::mma::tile_path::exact_bands_f16
-        : tcr::mma::tile_path::native;
+    tcr::detail::tile_path_v<In, warp_algorithm_of<A>>;
 template <class In, BlockReduceAlgorithm A>
 inline constexpr bool mma_exact = tile_path_of<In, A> != tcr::mma::tile_path::native;
 
+// Levels above the threads' own chains: 5 warp levels, then the block's: raking (the default
+// combine) merges W = ceil(BLOCK / 32) rows in sequence, warp_totals a tree of 5 levels at most.
+inline int block_levels(int block) {
+  const int w = (block + 31) / 32;
+  return 5 + (w > 5 ? w : 5);
+}
+
 template <class T, class In, int N, BlockReduceAlgorithm A>
-bound_model make_model(double S) {
+bound_model make_model(double S, int block = 1024) {
   using V = typename acc_traits<T>::value;
   const double u = std::is_same_v<V, float> ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
-  bound_model m{acc_traits<T>::compensated, u, 0, 0.0, 1.0};
+  bound_model m{acc_traits<T>::compensated, acc_traits<T>::carried, u, 0, 0.0, 1.0};
   if constexpr (A == BlockReduceAlgorithm::shuffle_tree) {
-    m.h = (N - 1) + 10;
+    m.h = (N - 1) + block_levels(block);
   } else {
     constexpr int E = tcr::mma::lane_tile<In>::elements;
     constexpr int tiles = (N + E - 1) / E;
     constexpr tcr::mma::tile_path path = tile_path_of<In, A>;
     const int mmas = tiles * tcr::mma::steps_per_tile_v<In, path>;
-    m.h = 2 * mmas + 8;
+    m.h = 2 * mmas + block_levels(block);
     m.s_factor = 2.0;
     if constexpr (!mma_exact<In, A>) {
       // fold_out: one MMA instruction per fold (float: one bf16 level per MMA); chain: all.
@@ -291,7 +318,7 @@ void check_block_sum(data_kind kind, int num_valid, std::uint64_t seed, int bloc
       const mp s = exact_sum(xs);
       const double r = res[2 * b + call];
       const double err = abs_error(r, s);
-      const double bound = sum_bound(make_model<T, In, N, A>(S),
+      const double bound = sum_bound(make_model<T, In, N, A>(S, BLOCK),
                                      std::fabs(s.to_double()) * (1 + std::ldexp(1.0, -50)), S);
       INFO("block ", b, ", call ", call, ": result ", r, ", exact ", s.to_double(), ", S ", S,
            ", error ", err, ", bound ", bound);
@@ -327,8 +354,14 @@ void check_specials() {
   }
   CHECK(std::isnan(res[2])); // inf - inf
   CHECK(std::isnan(res[4])); // NaN
-  CHECK(res[6] == 0.0);      // all -0: a zero (its sign: see reduce/warp.cuh)
+  // All -0: IEEE summation gives -0, and so does the shuffle tree; a tensor-core sum may give +0
+  // (reduce/warp.cuh). Mixed signs: +0 everywhere.
+  CHECK(res[6] == 0.0);
+  if constexpr (A == BlockReduceAlgorithm::shuffle_tree) {
+    CHECK(std::signbit(res[6]));
+  }
   CHECK(res[8] == 0.0);
+  CHECK(!std::signbit(res[8]));
   for (int c = 0; c < cases; ++c)
     CHECK(res[2 * c + 1] == double(tile));
 }
@@ -352,7 +385,7 @@ void check_block_dot(double cond, int num_valid, std::uint64_t seed, int blocks 
   TCR_CHECK_CUDA(cudaGetLastError());
   TCR_CHECK_CUDA(cudaDeviceSynchronize());
   const auto res = d_out.download();
-  using V = typename std::conditional_t<std::is_same_v<T, tcr::dot2<float>>, float, double>;
+  using V = typename acc_traits<T>::value;
   const double u = std::is_same_v<V, float> ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
   for (int b = 0; b < blocks; ++b) {
     std::vector<double> xs(num_valid), ys(num_valid);
@@ -365,12 +398,105 @@ void check_block_dot(double cond, int num_valid, std::uint64_t seed, int blocks 
     S *= 1 + std::ldexp(1.0, -50);
     const mp s = exact_dot(xs, ys);
     const double err = abs_error(res[b], s);
-    // Dot2 with a combining tree of height h = (N - 1) + 10: u|s| + gamma_{h+1}^2 S.
-    const double g = gamma(N + 10, u);
-    const double bound = u * std::fabs(s.to_double()) * (1 + 4 * u) + g * g * S;
+    // Combining tree of height (N - 1) + block_levels, products included: h roundings.
+    // Dot2: u|s| + gamma_{h+1}^2 S. double_carried<float>: products exact in double,
+    // u|s| + (1 + u) gamma_h(2^-53) S. Plain T: gamma_{h+1} S.
+    const int h = N + block_levels(BLOCK);
+    const double g = gamma(h, u);
+    const double s_abs = std::fabs(s.to_double()) * (1 + 4 * u);
+    const double bound = acc_traits<T>::carried
+                             ? u * s_abs + (1 + u) * gamma(h, std::ldexp(1.0, -53)) * S
+                         : acc_traits<T>::compensated ? u * s_abs + g * g * S
+                                                      : g * S;
     INFO("block ", b, ": result ", res[b], ", exact ", s.to_double(), ", error ", err, ", bound ",
          bound);
     REQUIRE(err <= bound);
+  }
+}
+
+// Reduce(x, op) with one float per thread over the first num_valid threads, then over all:
+// op = max (exact), left (op(a, b) = a: the result is thread 0's value) and right (thread
+// num_valid - 1's value): the latter two check that op is applied in rank order, never swapped.
+struct max_op {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct left_op {
+  __device__ float operator()(float a, float) const { return a; }
+};
+struct right_op {
+  __device__ float operator()(float, float b) const { return b; }
+};
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    block_reduce_kernel(const float* g_in, int num_valid, float* g_out, int* g_mismatch) {
+  using BR = tcr::BlockReduce<float, BLOCK>;
+  __shared__ typename BR::TempStorage s_reduce;
+  const float x = g_in[blockIdx.x * BLOCK + threadIdx.x];
+  const float r[6] = {BR(s_reduce).Reduce(x, max_op{}, num_valid),
+                      BR(s_reduce).Reduce(x, left_op{}, num_valid),
+                      BR(s_reduce).Reduce(x, right_op{}, num_valid),
+                      BR(s_reduce).Reduce(x, max_op{}),
+                      BR(s_reduce).Reduce(x, left_op{}),
+                      BR(s_reduce).Reduce(x, right_op{})};
+  __shared__ float s_r[6];
+  if (threadIdx.x == 0)
+    for (int i = 0; i < 6; ++i) {
+      s_r[i] = r[i];
+      g_out[6 * blockIdx.x + i] = r[i];
+    }
+  __syncthreads();
+  for (int i = 0; i < 6; ++i)
+    if (__float_as_uint(r[i]) != __float_as_uint(s_r[i]))
+      atomicOr(g_mismatch, 1);
+}
+
+template <int BLOCK>
+void check_block_reduce(int num_valid, std::uint64_t seed) {
+  INFO("seed = ", seed, ", BLOCK = ", BLOCK, ", num_valid = ", num_valid);
+  constexpr int blocks = 4;
+  std::vector<float> data = gen_uniform<float>(std::size_t(blocks) * BLOCK, seed);
+  device_buffer<float> d_in(data);
+  device_buffer<float> d_out(6 * blocks);
+  device_buffer<int> d_flag(std::vector<int>{0});
+  block_reduce_kernel<BLOCK><<<blocks, BLOCK>>>(d_in.get(), num_valid, d_out.get(), d_flag.get());
+  TCR_CHECK_CUDA(cudaGetLastError());
+  TCR_CHECK_CUDA(cudaDeviceSynchronize());
+  const auto res = d_out.download();
+  for (int b = 0; b < blocks; ++b) {
+    const float* x = data.data() + std::size_t(b) * BLOCK;
+    float mx = x[0], mx_all = x[0];
+    for (int i = 1; i < BLOCK; ++i) {
+      if (i < num_valid)
+        mx = std::fmax(mx, x[i]);
+      mx_all = std::fmax(mx_all, x[i]);
+    }
+    CHECK(res[6 * b + 0] == mx);
+    CHECK(res[6 * b + 1] == x[0]);
+    CHECK(res[6 * b + 2] == x[num_valid - 1]);
+    CHECK(res[6 * b + 3] == mx_all);
+    CHECK(res[6 * b + 4] == x[0]);
+    CHECK(res[6 * b + 5] == x[BLOCK - 1]);
+  }
+  REQUIRE(d_flag.download()[0] == 0);
+}
+
+// One block size through Sum (compensated and plain, partial tiles, specials), Reduce and Dot
+// (dot2 and plain, with and without num_valid).
+template <int BLOCK>
+void check_block_size(std::uint64_t seed) {
+  constexpr auto shuffle = BlockReduceAlgorithm::shuffle_tree;
+  constexpr int tile = 3 * BLOCK;
+  for (int nv : {tile, tile - 1, tile / 2 + 1, 1, 0})
+    check_block_sum<tcr::neumaier<float>, float, BLOCK, 3, shuffle>(data_kind::ill_conditioned, nv,
+                                                                    seed + nv, 2);
+  for (int nv : {BLOCK, BLOCK / 2 + 1, 1})
+    check_block_sum<float, float, BLOCK, 1, shuffle>(data_kind::uniform, nv, seed + 7 + nv, 2);
+  check_specials<tcr::neumaier<float>, float, BLOCK, 3, shuffle>();
+  for (int nv : {BLOCK, BLOCK / 2 + 1, 1})
+    check_block_reduce<BLOCK>(nv, seed + 11 + nv);
+  for (int nv : {2 * BLOCK, BLOCK + 1, 1}) {
+    check_block_dot<tcr::dot2<float>, float, BLOCK, 2>(1e8, nv, seed + 13 + nv, 2);
+    check_block_dot<float, float, BLOCK, 2>(1.0, nv, seed + 17 + nv, 2);
   }
 }
 

@@ -34,11 +34,12 @@ TEST_SUITE("gpu") {
   }
   TEST_CASE("block_sum_algorithm_v: the default algorithms meet the compensated bound") {
     using tcr::block_sum_algorithm_v;
-    static_assert(block_sum_algorithm_v<__nv_fp8_e4m3, 4> == chain);
-    static_assert(block_sum_algorithm_v<__nv_fp8_e5m2, 4> ==
-                  tcr::BlockReduceAlgorithm::shuffle_tree);
-    static_assert(block_sum_algorithm_v<__nv_fp8_e5m2, 16> == fold);
+    static_assert(block_sum_algorithm_v<__nv_fp8_e4m3, 16> ==
+                  tcr::BlockReduceAlgorithm::tensor_core_exact);
+    static_assert(block_sum_algorithm_v<__nv_fp8_e5m2, 64> ==
+                  tcr::BlockReduceAlgorithm::tensor_core_exact);
     static_assert(block_sum_algorithm_v<float, 64> == tcr::BlockReduceAlgorithm::shuffle_tree);
+    static_assert(block_sum_algorithm_v<__half, 16> == tcr::BlockReduceAlgorithm::shuffle_tree);
     for (data_kind k : {data_kind::same_sign_wide, data_kind::ill_conditioned}) {
       const std::uint64_t seed = 17100 + 10 * int(k);
       check_block_sum<neumaier<float>, __nv_fp8_e4m3, 256, 4,
