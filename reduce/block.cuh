@@ -51,7 +51,7 @@ enum class BlockReduceAlgorithm {
 
 // The algorithm to use for a compensated block Sum of N In items per thread: the fastest one
 // whose sums are exact or compensated, by the measurement in
-// bench/results/2026-11-30-h200-block-pending/README.md (bench/block_bench.cu on the H200).
+// bench/results/2026-12-01-h200-block-a6a512e/README.md (bench/block_bench.cuh on the H200).
 template <class In, int N = 16>
 inline constexpr BlockReduceAlgorithm block_sum_algorithm_v =
     (std::is_same_v<In, __nv_fp8_e4m3> || std::is_same_v<In, __nv_fp8_e5m2>)&&N >= 16
