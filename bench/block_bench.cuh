@@ -177,8 +177,9 @@ struct variant_types {
       V == variant::tcr_comp_shuffle, tcr::neumaier<Plain>,
       std::conditional_t<
           V == variant::tcr_dot2, tcr::dot2<Plain>,
-          std::conditional_t<V == variant::tcr_comp_double || V == variant::tcr_comp_hybrid ||
-                                 V == variant::tcr_comp_exact || V == variant::tcr_dot_double,
+          std::conditional_t<V == variant::tcr_comp_double || V == variant::tcr_comp_double_wt ||
+                                 V == variant::tcr_comp_hybrid || V == variant::tcr_comp_exact ||
+                                 V == variant::tcr_dot_double,
                              tcr::double_carried<float>, Plain>>>;
   static constexpr tcr::BlockCombine combine =
       V == variant::tcr_fast_shuffle_wt || V == variant::tcr_comp_double_wt
