@@ -139,8 +139,9 @@ struct launch_plan {
   int threads;                   // per block of the grid
   int unroll;                    // 16-byte vectors per operand in flight per thread
   int one_block_threads;         // inputs of more than bytes_per_block bytes but at most
-  int one_block_unroll;          //   one_block_threads * 16 * one_block_unroll bytes (and
-  std::int64_t one_block_max;    //   one_block_max elements) run as one block of this size
+  int one_block_bytes;           //   one_block_threads * one_block_bytes bytes (of the wider
+  std::int64_t one_block_max;    //   operand) and one_block_max elements run as one block of
+  int one_block_unroll;          //   one_block_threads threads with this unroll
   std::int64_t tensor_core_from; // Engine::automatic: tensor cores from this many elements
 };
 // (The tensor-core threshold applies where a tensor-core path exists in the mode asked for.)
@@ -156,8 +157,9 @@ constexpr launch_plan plan_for() {
   p.threads = 256;
   p.unroll = R::binary && !heavy ? 2 : 4;
   p.one_block_threads = heavy ? 512 : 1024;
-  p.one_block_unroll = R::binary ? 2 : 4;
+  p.one_block_bytes = 64;
   p.one_block_max = std::int64_t(1) << 15;
+  p.one_block_unroll = R::binary ? 2 : 4;
   // Accuracy::fast half and bfloat16 sums only; fp8 sums are faster on the CUDA cores.
   p.tensor_core_from = half_sum ? std::int64_t(1) << 16 : std::numeric_limits<std::int64_t>::max();
   return p;
@@ -286,7 +288,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
   if (bytes > bytes_per_block &&
-      bytes <= std::int64_t(c.one_block_threads) * 16 * c.one_block_unroll &&
+      bytes <= std::int64_t(c.one_block_threads) * c.one_block_bytes &&
       n <= c.one_block_max) {
     // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent L2
     // round trips cost more than the block's extra reduction levels).
