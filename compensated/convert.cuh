@@ -54,12 +54,6 @@ TCR_HD void e5m2x4_to_f16x4(std::uint32_t w, std::uint32_t& lo, std::uint32_t& h
 #endif
 }
 
-TCR_HD float2 f16x2_to_float2(std::uint32_t w) {
-  __half2_raw r;
-  std::memcpy(&r, &w, 4);
-  return __half22float2(__half2(r));
-}
-
 } // namespace detail
 
 // widen_all(x, f): every element of x widened exactly to float (To = float) or double, pairwise
@@ -88,19 +82,18 @@ TCR_UNROLL
     std::memcpy(w, x, sizeof w);
 TCR_UNROLL
     for (int i = 0; i < N / 4; ++i) {
-      std::uint32_t lo, hi;
+      __half2_raw lo, hi;
       if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) {
-        detail::e5m2x4_to_f16x4(w[i], lo, hi);
+        std::uint32_t wl, wh;
+        detail::e5m2x4_to_f16x4(w[i], wl, wh);
+        std::memcpy(&lo, &wl, 4);
+        std::memcpy(&hi, &wh, 4);
       } else {
-        const __half2_raw a =
-            __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i]), __NV_E4M3);
-        const __half2_raw b =
-            __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i] >> 16), __NV_E4M3);
-        lo = static_cast<std::uint32_t>(a.x) | (static_cast<std::uint32_t>(a.y) << 16);
-        hi = static_cast<std::uint32_t>(b.x) | (static_cast<std::uint32_t>(b.y) << 16);
+        lo = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i]), __NV_E4M3);
+        hi = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(w[i] >> 16), __NV_E4M3);
       }
-      const float2 a = detail::f16x2_to_float2(lo);
-      const float2 b = detail::f16x2_to_float2(hi);
+      const float2 a = __half22float2(__half2(lo));
+      const float2 b = __half22float2(__half2(hi));
       f[4 * i] = a.x;
       f[4 * i + 1] = a.y;
       f[4 * i + 2] = b.x;

@@ -31,6 +31,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cstring>
 #include <type_traits>
 #include "compensated/chunked.cuh"
 #include "compensated/convert.cuh"
@@ -57,9 +58,7 @@ TCR_HD void for_chunks(const T (&v)[N], F&& f) {
   if constexpr (Off < N) {
     constexpr int len = N - Off < L ? N - Off : L;
     T c[len];
-TCR_UNROLL
-    for (int i = 0; i < len; ++i)
-      c[i] = v[Off + i];
+    std::memcpy(c, v + Off, sizeof c); // whole words of packed 8- and 16-bit inputs
     f(c);
     for_chunks<L, Off + len>(v, f);
   }
@@ -70,15 +69,20 @@ TCR_HD void for_chunk_pairs(const T (&a)[N], const U (&b)[N], F&& f) {
     constexpr int len = N - Off < L ? N - Off : L;
     T ca[len];
     U cb[len];
-TCR_UNROLL
-    for (int i = 0; i < len; ++i) {
-      ca[i] = a[Off + i];
-      cb[i] = b[Off + i];
-    }
+    std::memcpy(ca, a + Off, sizeof ca);
+    std::memcpy(cb, b + Off, sizeof cb);
     f(ca, cb);
     for_chunk_pairs<L, Off + len>(a, b, f);
   }
 }
+
+// The same over x widened exactly to To: x is converted one 16-byte vector at a time (whole
+// words of packed inputs go to the converters; converting smaller slices costs byte shuffles),
+// and the widened vector is cut into chunks of at most L.
+template <int L, class To, class T, int N, class F>
+TCR_HD void for_widened_chunks(const T (&x)[N], F&& f);
+template <int L, class To, class T, class U, int N, class F>
+TCR_HD void for_widened_chunk_pairs(const T (&x)[N], const U (&y)[N], F&& f);
 
 // A chunk widened exactly to To, returned by value (its .v passes on as an array).
 template <class To, int N>
@@ -90,6 +94,25 @@ TCR_HD widened_chunk<To, N> widened(const T (&x)[N]) {
   widened_chunk<To, N> r;
   widen_all(x, r.v);
   return r;
+}
+
+template <int L, class To, class T, int N, class F>
+TCR_HD void for_widened_chunks(const T (&x)[N], F&& f) {
+  constexpr int G = N < int(16 / sizeof(T)) ? N : int(16 / sizeof(T));
+  for_chunks<G>(x, [&](const auto& v) {
+    const auto w = widened<To>(v);
+    for_chunks<L>(w.v, f);
+  });
+}
+template <int L, class To, class T, class U, int N, class F>
+TCR_HD void for_widened_chunk_pairs(const T (&x)[N], const U (&y)[N], F&& f) {
+  constexpr int wider = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
+  constexpr int G = N < 16 / wider ? N : 16 / wider;
+  for_chunk_pairs<G>(x, y, [&](const auto& a, const auto& b) {
+    const auto wa = widened<To>(a);
+    const auto wb = widened<To>(b);
+    for_chunk_pairs<L>(wa.v, wb.v, f);
+  });
 }
 
 // A double rounded to Out (df32: split into a float pair; dd: the double itself).
@@ -167,7 +190,7 @@ struct sum_accumulator<float> : detail::float_result_base<> {
     } else {
       // One 16-byte vector per chunk (float: 4, 16-bit types: 8).
       constexpr int chunk = sizeof(X) >= 4 ? 4 : 8;
-      detail::for_chunks<chunk>(x, [&](const auto& c) { state.add_chunk(detail::widened<float>(c).v); });
+      detail::for_widened_chunks<chunk, float>(x, [&](const auto& c) { state.add_chunk(c); });
     }
   }
   // One float reduced elsewhere (a tensor-core row sum), and the merge of two accumulators: what
@@ -196,7 +219,7 @@ struct sum_accumulator<double> {
         state.add_chunk(pair);
       });
     } else {
-      detail::for_chunks<4>(x, [&](const auto& c) { state.add_chunk(detail::widened<double>(c).v); });
+      detail::for_widened_chunks<4, double>(x, [&](const auto& c) { state.add_chunk(c); });
     }
   }
   TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
@@ -248,13 +271,12 @@ struct dot_accumulator<float> : detail::float_result_base<> {
     static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
                   "double inputs use dot_accumulator<double>");
     if constexpr (detail::exact_products_v<X> && detail::exact_products_v<Y>) {
-      detail::for_chunk_pairs<8>(x, y, [&](const auto& a, const auto& b) {
-        state.add_exact_products_chunk(detail::widened<float>(a).v, detail::widened<float>(b).v);
+      detail::for_widened_chunk_pairs<8, float>(x, y, [&](const auto& a, const auto& b) {
+        state.add_exact_products_chunk(a, b);
       });
     } else {
-      detail::for_chunk_pairs<16>(x, y, [&](const auto& a, const auto& b) {
-        state.add_dot_chunk(detail::widened<float>(a).v, detail::widened<float>(b).v);
-      });
+      detail::for_widened_chunk_pairs<16, float>(
+          x, y, [&](const auto& a, const auto& b) { state.add_dot_chunk(a, b); });
     }
   }
 };
@@ -269,9 +291,8 @@ struct dot_accumulator<double> {
 
   template <class X, class Y, int N>
   TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
-    detail::for_chunk_pairs<4>(x, y, [&](const auto& a, const auto& b) {
-      state.add_dot_chunk(detail::widened<double>(a).v, detail::widened<double>(b).v);
-    });
+    detail::for_widened_chunk_pairs<4, double>(
+        x, y, [&](const auto& a, const auto& b) { state.add_dot_chunk(a, b); });
   }
 
   TCR_HD partial_type partial() const { return state; }
@@ -320,14 +341,12 @@ struct nrm2_accumulator<float> : detail::float_result_base<true> {
   TCR_HD void add(const X (&x)[N]) {
     static_assert(!std::is_same_v<X, double>, "double inputs use nrm2_accumulator<double>");
     if constexpr (detail::exact_products_v<X>) {
-      detail::for_chunks<8>(x, [&](const auto& c) {
-        const auto f = detail::widened<float>(c);
-        state.add_exact_products_chunk(f.v, f.v);
-      });
+      detail::for_widened_chunks<8, float>(
+          x, [&](const auto& c) { state.add_exact_products_chunk(c, c); });
     } else if constexpr (std::is_same_v<X, __nv_bfloat16>) {
-      detail::for_chunks<8>(x, [&](const auto& c) { state.add_ssq_chunk_short(detail::widened<float>(c).v); });
+      detail::for_widened_chunks<8, float>(x, [&](const auto& c) { state.add_ssq_chunk_short(c); });
     } else {
-      detail::for_chunks<16>(x, [&](const auto& c) { state.add_ssq_chunk(detail::widened<float>(c).v); });
+      detail::for_widened_chunks<16, float>(x, [&](const auto& c) { state.add_ssq_chunk(c); });
     }
   }
 };
@@ -341,7 +360,7 @@ struct nrm2_accumulator<double> {
 
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
-    detail::for_chunks<4>(x, [&](const auto& c) { state.add_chunk(detail::widened<double>(c).v); });
+    detail::for_widened_chunks<4, double>(x, [&](const auto& c) { state.add_chunk(c); });
   }
 
   TCR_HD partial_type partial() const { return state; }

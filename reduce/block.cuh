@@ -307,13 +307,9 @@ private:
         partials()[warp] = warp_total;
       __syncthreads();
       if constexpr (tail_lanes == 0) {
-        T total{};
-        if constexpr (warps == 32) {
-          total = WarpTotals().ReduceToLane0(partials()[lane], op, valid_warps);
-        } else if (lane < warps) {
-          total = WarpTotals().ReduceToLane0(lane < valid_warps ? partials()[lane] : T{}, op,
-                                             valid_warps);
-        }
+        // Every warp merges the totals itself, all 32 lanes in the tree (no branch around it).
+        T total = FullTree().template ReduceToLane0Within<warps>(
+            lane < valid_warps ? partials()[lane] : T{}, op, valid_warps);
         total = detail::shfl(detail::full_warp_mask, total, 0);
         __syncthreads(); // every warp has read the totals: the storage may be reused
         return total;

@@ -222,6 +222,15 @@ public:
     return tree_to_lane0<1, false>(x, op, valid_lanes);
   }
 
+  // ReduceToLane0(x, op, valid_lanes) over the first SPAN lanes only (valid_lanes <= SPAN <=
+  // LOGICAL_WARP_THREADS), called by every lane of the logical warp: a tree of log2(SPAN) levels
+  // with the whole warp's mask, so that callers need not branch around the shuffles (a branch
+  // makes the compiler add warp-synchronisation code around each of them).
+  template <int SPAN, class Op>
+  __device__ __forceinline__ T ReduceToLane0Within(const T& x, Op op, int valid_lanes) const {
+    return tree_to_lane0<1, false, Op, SPAN>(x, op, valid_lanes);
+  }
+
   // The sum (merge, for accumulators) of one value per lane. Every lane gets the result.
   __device__ __forceinline__ T Sum(const T& x) const { return Reduce(x, detail::merge_op{}); }
 
@@ -400,11 +409,14 @@ private:
   // shares). ALL_VALID: every lane of the logical warp counts (valid_lanes == lanes); then, for
   // a power-of-two lane count, lanes whose partner is past the end merge unused values without a
   // test, since lane 0 never reads them.
-  template <int FIRST_DELTA, bool ALL_VALID, class Op>
+  // SPAN: the tree covers lanes [0, SPAN) (SPAN <= lanes; every lane of the logical warp still
+  // calls, with the whole member mask).
+  template <int FIRST_DELTA, bool ALL_VALID, class Op, int SPAN = lanes>
   __device__ __forceinline__ static T tree_to_lane0(T x, Op op, int valid_lanes) {
+    static_assert(SPAN >= 1 && SPAN <= lanes, "tree span within the logical warp");
     const int lane = detail::lane_id();
 #pragma unroll
-    for (int delta = FIRST_DELTA; delta < lanes; delta *= 2) {
+    for (int delta = FIRST_DELTA; delta < SPAN; delta *= 2) {
       const T other = detail::shfl_down(member_mask, x, delta);
       if constexpr (ALL_VALID && lanes_pow2) {
         x = op(x, other);

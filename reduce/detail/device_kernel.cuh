@@ -91,12 +91,31 @@ struct raw<1> {
   using type = unsigned char;
 };
 
-// Loads N elements at p (aligned to N elements) into r[0, N).
-template <int N, class T>
+// The 32-bit word w of a vector of T with every sign bit cleared (|x| for floating-point T).
+template <class T>
+__device__ __forceinline__ constexpr unsigned magnitude_mask(int w) {
+  return sizeof(T) == 8 ? (w % 2 == 0 ? 0xffffffffu : 0x7fffffffu)
+         : sizeof(T) == 4 ? 0x7fffffffu
+         : sizeof(T) == 2 ? 0x7fff7fffu
+                          : 0x7f7f7f7fu;
+}
+
+// Loads N elements at p (aligned to N elements) into r[0, N); Magnitudes: their absolute values
+// (the sign bits cleared in the loaded words, one logical operation per word).
+template <int N, bool Magnitudes, class T>
 __device__ __forceinline__ void load_vec(const T* p, T* r) {
   using R = typename raw<static_cast<int>(sizeof(T)) * N>::type;
   static_assert(sizeof(R) == sizeof(T) * N, "vector loads of 1, 2, 4, 8 or 16 bytes");
-  const R v = __ldg(reinterpret_cast<const R*>(p));
+  R v = __ldg(reinterpret_cast<const R*>(p));
+  if constexpr (Magnitudes) {
+    static_assert(sizeof(R) % 4 == 0, "magnitudes of whole 32-bit words");
+    unsigned w[sizeof(R) / 4];
+    std::memcpy(w, &v, sizeof v);
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(R) / 4); ++i)
+      w[i] &= magnitude_mask<T>(i);
+    std::memcpy(&v, w, sizeof v);
+  }
   std::memcpy(r, &v, sizeof v);
 }
 
@@ -165,7 +184,8 @@ struct kernel_params {
   unsigned long long key;      // 48-bit key << 16
 };
 
-// One thread's accumulation: its own accumulator and, for the tensor-core engines, the lane's
+// One thread's accumulation (inputs arrive as magnitudes already where R::magnitudes): its own
+// accumulator and, for the tensor-core engines, the lane's
 // share of the warp's MMA results (lanes l and l ^ 1 hold the same values; LaneShare keeps one).
 template <class R, engine_kind E>
 struct thread_state {
@@ -189,8 +209,6 @@ struct thread_state {
       add_alone(x, y);
       return;
     }
-    if constexpr (R::magnitudes)
-      magnitudes(x);
     if constexpr (E == engine_kind::tensor_core_exact) {
       exact_warp().AccumulateLane(tc, x);
     } else if constexpr (E == engine_kind::tensor_core_chain) {
@@ -200,7 +218,7 @@ struct thread_state {
       float d = 0.f;
       chain_warp().AccumulateLane(d, x);
       if (__any_sync(full_warp_mask, !isfinite(d)))
-        acc.add(x); // x holds magnitudes already
+        acc.add(x);
       else
         tc.add(d);
     }
@@ -208,8 +226,6 @@ struct thread_state {
   // The same on the CUDA cores, for any lane on its own (partial rounds, single elements).
   template <int N, int M>
   __device__ __forceinline__ void add_alone(X (&x)[N], const Y (&y)[M]) {
-    if constexpr (R::magnitudes)
-      magnitudes(x);
     if constexpr (R::binary) {
       static_assert(M == N, "both operands of a dot product have N elements");
       acc.add(x, y);
@@ -279,12 +295,12 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
     std::int64_t v = tid;
     for (; v + lane_slack + (Unroll - 1) * stride < p.nvec; v += Unroll * stride) {
       X r_x[Unroll * V];
-      Y r_y[Unroll * YV] = {};
+      Y r_y[Unroll * YV];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
-        load_vec<V>(g_xv + (v + u * stride) * V, r_x + u * V);
+        load_vec<V, R::magnitudes>(g_xv + (v + u * stride) * V, r_x + u * V);
         if constexpr (R::binary)
-          load_vec<V>(g_yv + (v + u * stride) * V, r_y + u * V);
+          load_vec<V, R::magnitudes>(g_yv + (v + u * stride) * V, r_y + u * V);
       }
       r_state.add(r_x, r_y);
     }
@@ -292,13 +308,13 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
     // one vector at a time on the CUDA cores.
     for (; v < p.nvec; v += Unroll * stride) {
       X r_x[Unroll][V];
-      Y r_y[Unroll][YV] = {};
+      Y r_y[Unroll][YV];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
         if (v + u * stride < p.nvec) {
-          load_vec<V>(g_xv + (v + u * stride) * V, r_x[u]);
+          load_vec<V, R::magnitudes>(g_xv + (v + u * stride) * V, r_x[u]);
           if constexpr (R::binary)
-            load_vec<V>(g_yv + (v + u * stride) * V, r_y[u]);
+            load_vec<V, R::magnitudes>(g_yv + (v + u * stride) * V, r_y[u]);
         }
       }
 #pragma unroll
@@ -314,6 +330,8 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
     for (std::int64_t j = tid; j < scalars; j += stride) {
       const std::int64_t i = j < p.head ? j : tail_begin + (j - p.head);
       X r_x[1] = {g_x[i]};
+      if constexpr (R::magnitudes)
+        magnitudes(r_x);
       Y r_y[1] = {};
       if constexpr (R::binary)
         r_y[0] = g_y[i];
