@@ -11,8 +11,10 @@
 #include "version.cuh"
 
 #include "compensated/accumulators.cuh"
+#include "compensated/block_sum.cuh"
 #include "compensated/double_word.cuh"
 #include "compensated/expansion.cuh"
+#include "compensated/reductions.cuh"
 #include "compensated/ssq.cuh"
 #include "reduce/block.cuh"
 #include "reduce/device.cuh"

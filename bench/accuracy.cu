@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the accuracy run beside the speed run. For a fixed set of inputs of every type
 // (uniform, normal, same-sign wide-range, ill-conditioned with condition numbers 1e4 .. 1e32, and
 // for nrm2 values whose squares overflow or underflow), every method of the case table (CUB,

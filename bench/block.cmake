@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Block-level benchmark: tcr BlockReduce (plain, Sum2, double-carried, exact tensor cores; Sum and
 # Dot) against cub::BlockReduce's plain sum, per input type, block size and items per thread, per
 # block-call (bench/block_bench.cuh). One translation unit per input type, for parallel builds.

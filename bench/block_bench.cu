@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr block-level benchmark: main. The kernels and what they measure: bench/block_bench.cuh;
 // one translation unit per input type (block_bench_<type>.cu) registers its benchmarks.
 #include <benchmark/benchmark.h>

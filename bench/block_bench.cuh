@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr block-level benchmark (shared by the block_bench_<type>.cu translation units, one per
 // input type, so that a parallel build splits the kernels): each block reduces many tiles held in
 // registers (BLOCK threads x N items), back to back on one TempStorage, filling the GPU
@@ -59,9 +60,9 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-#include "compensated/accumulators.cuh"
-#include "compensated/block_sum.cuh"
-#include "reduce/block.cuh"
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/compensated/block_sum.cuh>
+#include <tcr/reduce/block.cuh>
 
 namespace tcr_block_bench {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr block-level benchmark, e5m2 items (bench/block_bench.cuh).
 #include "block_bench.cuh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """tcr benchmarks: the old device layer against the new one, and both against CUB, in one table.
 
     bench/compare.py DIR [--old FILE ...] [--new FILE ...] [--cub35 FILE ...] [--markdown]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the ceiling. A read-only kernel that streams the inputs with 16-byte loads and
 // does nothing else: no reduction can beat it, so every method is reported as a fraction of it.
 // read covers sum, nrm2 and asum (one array), read2 covers dot (two arrays).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the harness's device side (see common/harness.hpp).
 #include <atomic>
 #include <cstdio>

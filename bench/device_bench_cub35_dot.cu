@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: CCCL 3.5's cub::DeviceReduce::TransformReduce of the products x[i] * y[i] (f32
 // accumulator, f64 for f64), default determinism and, through the environment API, not_guaranteed
 // (see common/cub35_peer.cuh).

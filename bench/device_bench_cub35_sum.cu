@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: CCCL 3.5's cub::DeviceReduce::Sum (TransformReduce widening to float for f16 /
 // bf16) with its default determinism and, through the environment API, not_guaranteed and
 // gpu_to_gpu (see common/cub35_peer.cuh).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: CUB's TransformReduce as the peer of tcr's Dot and Nrm2 (CUB has neither).
 #include "common/cub_peer.cuh"
 

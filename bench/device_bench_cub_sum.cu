@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: CUB's Sum / Reduce / TransformReduce as the peer of tcr's Sum and Asum.
 #include "common/cub_peer.cuh"
 

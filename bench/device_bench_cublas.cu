@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: cuBLAS as the peer of tcr's Dot, Nrm2 and Asum (f32 and f64; cuBLAS has no
 // plain sum). Device pointer mode: the result stays on the device and nothing synchronises.
 #include <cublas_v2.h>

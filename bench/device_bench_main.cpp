@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the device-wide speed run. Every method of the case table (ceiling, CUB,
 // cuBLAS, tcr) for every input type, operation and size, hot and cold, in one binary and one run.
 //

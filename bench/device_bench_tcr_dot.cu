@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: tcr::DeviceReduce::Dot for every input type (x and y of the same type), mode
 // and engine.
 #include "common/tcr_cases.cuh"

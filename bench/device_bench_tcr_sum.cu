@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: tcr::DeviceReduce::Sum for every input type, mode and engine.
 #include "common/tcr_cases.cuh"
 

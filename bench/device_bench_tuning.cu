@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: launch-plan variants of tcr's compensated device kernel (not part of the
 // default build: -DTCR_BENCH_TUNING=ON builds tcr_tuning_bench). Each case is the library's own
 // launch (detail::device::launch on the CUDA-core engine) with the plan of
@@ -8,7 +9,7 @@
 // internals of reduce/device.cuh (detail::device::launch, reduction_for, plan_for).
 #include <string>
 #include "common/registry.hpp"
-#include "reduce/device.cuh"
+#include <tcr/reduce/device.cuh>
 
 namespace tcr::bench {
 namespace {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tcr device-wide benchmarks: the speed harness and the accuracy run, both over one table of cases
 # (read-only ceiling, CUB, cuBLAS, tcr), each case group in its own translation unit.
 find_package(MPFR REQUIRED)

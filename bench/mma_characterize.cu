@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: characterises the warp-level tile reduction (mma/tile_sum.cuh) on the local GPU: for each
 // input type (f16, bf16, e4m3 native and through f16, e5m2 native and in two bands through f16,
 // float split into bf16 parts), each
@@ -27,8 +28,8 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "mma/tile_sum.cuh"
-#include "reduce/warp.cuh" // the lanes' shares merged by the warp layer
+#include <tcr/mma/tile_sum.cuh>
+#include <tcr/reduce/warp.cuh> // the lanes' shares merged by the warp layer
 
 namespace {
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """tcr benchmarks: plots from a results directory (PNGs written next to the JSON).
 
     bench/plot.py DIR [--l2 cold|hot] [--all]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """tcr benchmarks: compact tables from a results directory.
 
     bench/report.py DIR [--markdown] [--all] [--write]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """tcr benchmarks: one line per operation and input type, one column per size.
 
     bench/sizes.py FILE.json[.gz] [...] [--method tcr.compensated.automatic] [--l2 cold]

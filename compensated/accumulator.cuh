@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: the accumulator concept, shared by compensated/ (which defines accumulators) and
 // reduce/ (which combines them across threads without knowing what they contain).
 //
@@ -10,8 +11,8 @@
 
 #include <type_traits>
 #include <utility>
-#include "compensated/config.cuh"
-#include "compensated/convert.cuh"
+#include "config.cuh"
+#include "convert.cuh"
 
 namespace tcr {
 namespace detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: compensated accumulators for sums and dot products (thread level, no parallel code).
 //
 // Special values: while the running sum is finite these return the compensated result; once
@@ -22,10 +23,10 @@
 // + c), hence within gamma_{2h} of their exact sum; the final addition rounds once more.
 #pragma once
 
-#include "compensated/accumulator.cuh"
-#include "compensated/convert.cuh"
-#include "compensated/double_word.cuh"
-#include "compensated/eft.cuh"
+#include "accumulator.cuh"
+#include "convert.cuh"
+#include "double_word.cuh"
+#include "eft.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: double_carried<float>, a compensated float sum or dot carried as one double (thread
 // level, no parallel code). For block- and warp-level reductions of float-result data: every
 // add and merge is one double addition (a dot pair one double fma), where Sum2 / Dot2 spend a
@@ -28,9 +29,9 @@
 #pragma once
 
 #include <type_traits>
-#include "compensated/accumulator.cuh"
-#include "compensated/convert.cuh"
-#include "compensated/eft.cuh"
+#include "accumulator.cuh"
+#include "convert.cuh"
+#include "eft.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: chunked accumulators for long reductions (thread level, no parallel code).
 //
 // A device-wide reduction gives each thread thousands of elements; Sum2 in the working
@@ -37,10 +38,10 @@
 
 #include <cstdint>
 #include <cstring>
-#include "compensated/accumulators.cuh"
-#include "compensated/double_word.cuh"
-#include "compensated/eft.cuh"
-#include "compensated/ssq.cuh"
+#include "accumulators.cuh"
+#include "double_word.cuh"
+#include "eft.cuh"
+#include "ssq.cuh"
 
 namespace tcr {
 

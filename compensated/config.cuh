@@ -1,5 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: shared definitions for the thread-level numerics (compensated/).
 #pragma once
+
+#include "../version.cuh" // the version macros and the C++17 check, for every header of tcr
 
 #if defined(__CUDACC__)
 #define TCR_HOST_DEVICE __host__ __device__

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: exact widening of the supported input types to the accumulation types.
 //
 // Every conversion here is exact: fp8 (e4m3, e5m2), half and bfloat16 values are all floats,
@@ -10,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include "compensated/config.cuh"
+#include "config.cuh"
 
 namespace tcr {
 

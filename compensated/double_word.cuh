@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: double-word arithmetic. A double_word<T> is the unevaluated sum hi + lo of two T with
 // hi = RN(hi + lo) (normalised), so it carries about twice T's precision with T's exponent range:
 //   df32 = double_word<float>   float pair, Mukunoki & Imamura's double-float (2 x 24 bits)
@@ -32,8 +33,8 @@
 #pragma once
 
 #include <type_traits>
-#include "compensated/config.cuh"
-#include "compensated/eft.cuh"
+#include "config.cuh"
+#include "eft.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: error-free transformations (EFTs) and correctly rounded primitives.
 //
 // Every EFT returns {value, error} with value + error equal to the exact result, as long as
@@ -9,7 +10,7 @@
 
 #include <cmath>
 #include <type_traits>
-#include "compensated/config.cuh"
+#include "config.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: expansion<T, K>, a K-word summation accumulator (K = 2, 3, 4): sums as if carried in K
 // times T's precision (triple- and quad-word accumulation in the sense of QD's td/qd), cheaply.
 //
@@ -30,9 +31,9 @@
 #pragma once
 
 #include <type_traits>
-#include "compensated/accumulator.cuh"
-#include "compensated/convert.cuh"
-#include "compensated/eft.cuh"
+#include "accumulator.cuh"
+#include "convert.cuh"
+#include "eft.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: the accumulators of the device-wide reductions (thread level, no parallel code).
 //
 // reduce/device.cuh is generic over one concept, which every type here models. With A an
@@ -33,10 +34,10 @@
 #include <cuda_fp8.h>
 #include <cstring>
 #include <type_traits>
-#include "compensated/chunked.cuh"
-#include "compensated/convert.cuh"
-#include "compensated/double_word.cuh"
-#include "compensated/eft.cuh"
+#include "chunked.cuh"
+#include "convert.cuh"
+#include "double_word.cuh"
+#include "eft.cuh"
 
 namespace tcr {
 namespace detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: ssq<T>, a scaled and compensated sum of squares for the Euclidean norm (nrm2).
 //
 // Blue's one-pass scheme (1978) with thresholds in the spirit of Anderson's (2017, reference
@@ -34,9 +35,9 @@
 #pragma once
 
 #include <type_traits>
-#include "compensated/accumulator.cuh"
-#include "compensated/convert.cuh"
-#include "compensated/eft.cuh"
+#include "accumulator.cuh"
+#include "convert.cuh"
+#include "eft.cuh"
 
 namespace tcr {
 namespace detail {

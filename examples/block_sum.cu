@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A compensated block sum inside a user kernel (README example).
-#include <compensated/accumulators.cuh>
-#include <reduce/block.cuh>
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/reduce/block.cuh>
 
 constexpr int threads = 256;
 using BlockSum = tcr::BlockReduce<tcr::neumaier<float>, threads>;

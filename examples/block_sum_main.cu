@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runs the README's block-level example and checks it against an exact host sum.
 #include <cstdio>
 #include <vector>

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A drop-in for cub::DeviceReduce::Sum (README example): same arguments, compensated result.
-#include <reduce/device.cuh>
+#include <tcr/reduce/device.cuh>
 
 cudaError_t accurate_sum(const float* d_in, float* d_out, std::int64_t n, cudaStream_t stream) {
   std::size_t temp_bytes = 0; // 1. size query, as with CUB

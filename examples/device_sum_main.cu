@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runs the README's device-level example on data whose plain float sum is far off.
 #include <cstdint>
 #include <cstdio>

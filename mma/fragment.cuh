@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: shared vocabulary of the tensor-core structs (mma/): fragment coordinates, the arch
 // guard helper and the lane index.
 //
@@ -9,8 +10,8 @@
 #pragma once
 
 #include <cstdint>
-#include "compensated/config.cuh"
-#include "compensated/convert.cuh" // __half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2
+#include "../compensated/config.cuh"
+#include "../compensated/convert.cuh" // __half, __nv_bfloat16, __nv_fp8_e4m3, __nv_fp8_e5m2
 
 namespace tcr::mma {
 

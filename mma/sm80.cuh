@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: mma.sync instructions of sm_80 (Ampere and newer, so Hopper): f16 and bf16 m16n8k16,
 // tf32 m16n8k8 (all with f32 accumulators) and f64 m8n8k4.
 //
@@ -12,7 +13,7 @@
 #pragma once
 
 #include <cstdint>
-#include "mma/fragment.cuh"
+#include "fragment.cuh"
 
 namespace tcr::mma {
 

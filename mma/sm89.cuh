@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: mma.sync instructions of sm_89 (Ada, Hopper): fp8 e4m3 and e5m2 m16n8k32 with f32
 // accumulators. Conventions as in mma/sm80.cuh. Layouts from the PTX ISA, "Matrix Fragments for
 // mma.m16n8k32" (the 8-bit layout); g = lane >> 2, t = lane & 3.
@@ -11,7 +12,7 @@
 #pragma once
 
 #include <cstdint>
-#include "mma/sm80.cuh"
+#include "sm80.cuh"
 
 namespace tcr::mma {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: the warp-level chained tile reduction on tensor cores.
 //
 // A warp sums tiles of 8-, 16- or 32-bit data by multiplying them with a matrix of ones: with
@@ -56,10 +57,10 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include "compensated/accumulator.cuh"
-#include "compensated/eft.cuh"
-#include "mma/sm80.cuh"
-#include "mma/sm89.cuh"
+#include "../compensated/accumulator.cuh"
+#include "../compensated/eft.cuh"
+#include "sm80.cuh"
+#include "sm89.cuh"
 
 namespace tcr::mma {
 

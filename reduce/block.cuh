@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: block-level reductions.
 //
 //   using BR = tcr::BlockReduce<T, BLOCK_THREADS, Algorithm, Combine>;
@@ -36,8 +37,8 @@
 #pragma once
 
 #include <type_traits>
-#include "compensated/accumulator.cuh"
-#include "reduce/warp.cuh"
+#include "../compensated/accumulator.cuh"
+#include "warp.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: device-wide reductions, a drop-in for cub::DeviceReduce::Sum with compensated accuracy.
 //
 //   size_t bytes = 0;
@@ -70,9 +71,9 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-#include "compensated/reductions.cuh"
-#include "reduce/detail/device_kernel.cuh"
-#include "reduce/warp.cuh"
+#include "../compensated/reductions.cuh"
+#include "detail/device_kernel.cuh"
+#include "warp.cuh"
 
 namespace tcr {
 

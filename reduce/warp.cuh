@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: warp-level reductions.
 //
 //   tcr::WarpReduce<T, Algorithm, LOGICAL_WARP_THREADS> w;
@@ -48,8 +49,8 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include "compensated/accumulator.cuh"
-#include "mma/tile_sum.cuh"
+#include "../compensated/accumulator.cuh"
+#include "../mma/tile_sum.cuh"
 
 namespace tcr {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: CUB of a newer CCCL than the toolkit's as a peer, in its own program
 // (tcr_bench_cub35: device_bench_cub35_sum.cu, device_bench_cub35_dot.cu and the harness), built
 // only with -DTCR_CUB35_INCLUDE=<dir>. <dir> is the include folder of the PyPI package

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: CUB as a peer. cub::DeviceReduce accumulating in f32 (f64 for f64 input):
 // Sum where the input is the accumulator type, TransformReduce with a widening transform for
 // narrower inputs (Sum of __half would accumulate in __half), and for dot / nrm2 / asum, which

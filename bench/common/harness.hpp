@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: what every measurement needs: error checks, facts about the device, device
 // memory that is kept between benchmarks, random inputs written on the device (never zeros, never
 // a host copy of gigabytes), the L2 flush of cold runs and the SM clock probe.

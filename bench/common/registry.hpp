@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the table of methods under test. Each bench/device_bench_*.cu adds its cases
 // at static-initialisation time; the speed harness (device_bench_main.cpp) and the accuracy run
 // (accuracy.cu) both walk the same table, so every method measured for speed is also measured

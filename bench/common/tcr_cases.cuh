@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: tcr's own entries, one per accuracy mode and engine. The `fast` mode is the seed
 // paper's method (tensor-core chains) done tcr's way. The quick run has every mode with the
 // automatic engine and, for Sum, every engine of the compensated and fast modes; the rest runs
@@ -6,7 +7,7 @@
 
 #include <string>
 #include "common/registry.hpp"
-#include "reduce/device.cuh"
+#include <tcr/reduce/device.cuh>
 
 namespace tcr::bench::tcr_cases {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the input types and operations, named as the JSON, the tables and the plots
 // name them.
 #pragma once

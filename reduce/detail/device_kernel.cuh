@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr: the one-launch device reduction kernel behind tcr::DeviceReduce (implementation detail).
 //
 // One kernel for every n, generic over an accumulator from compensated/reductions.cuh:
@@ -30,9 +31,9 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include "compensated/convert.cuh"
-#include "reduce/block.cuh"
-#include "reduce/warp.cuh"
+#include "../../compensated/convert.cuh"
+#include "../block.cuh"
+#include "../warp.cuh"
 
 namespace tcr {
 namespace detail {

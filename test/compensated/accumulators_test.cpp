@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/accumulators.cuh on the host: Sum2 / Dot2 bounds against MPFR on
 // ill-conditioned data (condition 1e0 .. 1e32), merge trees in random order, special values.
 #include <doctest/doctest.h>
@@ -6,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include "compensated/accumulators.cuh"
+#include <tcr/compensated/accumulators.cuh>
 #include "support/gen.hpp"
 #include "support/merge_tree.hpp"
 #include "support/mpfr_ref.hpp"

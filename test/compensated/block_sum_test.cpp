@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/block_sum.cuh on the host: double_carried<float> sums and dots against
 // MPFR under the bound u|s| + (1 + u) gamma_h(2^-53) S of its header (chains and random merge
 // trees, condition 1e0 .. 1e32), the exact e4m3 chunk sums on worst-case data, special values
@@ -8,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include "compensated/block_sum.cuh"
+#include <tcr/compensated/block_sum.cuh>
 #include "support/gen.hpp"
 #include "support/merge_tree.hpp"
 #include "support/mpfr_ref.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/double_word.cuh on the host: every operation of df32 and dd against
 // MPFR, asserting the published bounds, on random and adversarial operands.
 #include <doctest/doctest.h>
@@ -6,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include "compensated/double_word.cuh"
+#include <tcr/compensated/double_word.cuh>
 #include "support/gen.hpp"
 #include "support/mpfr_ref.hpp"
 

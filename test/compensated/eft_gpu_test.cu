@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/eft.cuh on the device (gpu suite).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
-#include "compensated/eft.cuh"
+#include <tcr/compensated/eft.cuh>
 #include "support/cuda_check.hpp"
 #include "support/mpfr_ref.hpp"
 

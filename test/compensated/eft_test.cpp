@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/eft.cuh on the host, against MPFR.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <random>
-#include "compensated/eft.cuh"
+#include <tcr/compensated/eft.cuh>
 #include "support/mpfr_ref.hpp"
 
 namespace {

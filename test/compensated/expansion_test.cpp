@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/expansion.cuh on the host: the K-fold bound against MPFR on GenSum data
 // (condition 1e0 .. 1e32, and beyond for K = 3, 4), merge trees, special values.
 #include <doctest/doctest.h>
@@ -6,8 +7,8 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include "compensated/accumulators.cuh"
-#include "compensated/expansion.cuh"
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/compensated/expansion.cuh>
 #include "support/gen.hpp"
 #include "support/merge_tree.hpp"
 #include "support/mpfr_ref.hpp"

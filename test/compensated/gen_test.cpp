@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for test/support/gen.hpp (used by the accuracy tests and benchmarks of every part):
 // reproducible data, condition numbers near the requested ones, checked with MPFR.
 #include <doctest/doctest.h>

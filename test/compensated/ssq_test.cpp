@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/ssq.cuh on the host: the norm against MPFR, with the bound proved in
 // the header, over the whole exponent range (largest normals, subnormals, band crossings),
 // merge orders and special values.
@@ -10,7 +11,7 @@
 #include <limits>
 #include <random>
 #include <vector>
-#include "compensated/ssq.cuh"
+#include <tcr/compensated/ssq.cuh>
 #include "support/mpfr_ref.hpp"
 
 namespace {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests: one fixed workload over every compensated/ type, run on the host (both contraction
 // builds) and on the device. Its results are reduced to a digest of their bit patterns: equal
 // digests mean bitwise identical results, whatever the compiler contracts and wherever it runs.
@@ -7,10 +8,10 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
-#include "compensated/accumulators.cuh"
-#include "compensated/double_word.cuh"
-#include "compensated/expansion.cuh"
-#include "compensated/ssq.cuh"
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/compensated/double_word.cuh>
+#include <tcr/compensated/expansion.cuh>
+#include <tcr/compensated/ssq.cuh>
 #include "support/gen.hpp"
 
 namespace tcr::test {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The compensated/ workload on the device (gpu suite): every result must be bitwise the host's
 // (nvcc's default -fmad=true contracts wherever it may; the numerics pin their rounding), and
 // the digest the recorded one. The host tests prove the bounds; equality carries them over.

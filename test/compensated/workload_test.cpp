@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The compensated/ workload on the host: its digest must be the recorded one in both contraction
 // builds (and on the device: workload_gpu_test.cu), i.e. the results are bitwise identical.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for the fragment maps of mma/sm80.cuh and mma/sm89.cuh: on the host, every map is a
 // bijection onto its matrix and agrees with the PTX ISA's formulas at spot points (written here
 // independently of the headers); on the GPU, an mma built from the maps reproduces an exact
@@ -9,8 +10,8 @@
 #include <random>
 #include <type_traits>
 #include <vector>
-#include "mma/sm80.cuh"
-#include "mma/sm89.cuh"
+#include <tcr/mma/sm80.cuh>
+#include <tcr/mma/sm89.cuh>
 #include "support/cuda_check.hpp"
 
 namespace {

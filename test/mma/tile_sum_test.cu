@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for mma/tile_sum.cuh: the f32 split is exact (host); the tile reduction is exact where
 // the proof says so (small integers, e4m3 through f16 with worst-case data), stays within the
 // derived model bound on adversarial data (same sign, wide exponent range, chains up to R = 8),
@@ -10,9 +11,9 @@
 #include <limits>
 #include <random>
 #include <vector>
-#include "compensated/accumulators.cuh"
-#include "mma/tile_sum.cuh"
-#include "reduce/warp.cuh" // the lanes' shares merged by the warp layer
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/mma/tile_sum.cuh>
+#include <tcr/reduce/warp.cuh> // the lanes' shares merged by the warp layer
 #include "support/cuda_check.hpp"
 #include "support/mpfr_ref.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for tcr::DeviceReduce's calling convention: temporary-storage sizes, bad input, n = 0,
 // single-call overloads, generic Reduce, determinism, graph capture, concurrent streams.
 // Host cases need no GPU (the checks run before any CUDA call); the rest are in the gpu suite.
@@ -6,7 +7,7 @@
 #include <cuda/std/functional>
 #include <climits>
 #include <thread>
-#include "reduce/device_test_util.hpp"
+#include <tcr/reduce/device_test_util.hpp>
 
 namespace {
 

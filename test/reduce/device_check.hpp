@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests for reduce/device.cuh: exact bound checks shared by the host and GPU cases.
 #pragma once
 

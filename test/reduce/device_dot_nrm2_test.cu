@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU tests for tcr::DeviceReduce::Dot and Nrm2: every input type (and mixed Dot pairs), edge
 // sizes, unaligned and mutually misaligned pointers, GenDot data, extreme ranges for Nrm2, and
 // special values, against exact MPFR references and the contracts' bounds.
 #include <doctest/doctest.h>
 
 #include <cfloat>
-#include "reduce/device_test_util.hpp"
+#include <tcr/reduce/device_test_util.hpp>
 
 namespace {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU tests for tcr::DeviceReduce with Accuracy::fast: |res - s| <= u|s| + c u S with
 // c = tcr::fast_error_constant<In, Out>() (289 for half / bfloat16 Sum and Asum on tensor cores,
 // from mma::tile_error_bound; 1 elsewhere), checked against exact MPFR references. Data that
@@ -5,7 +6,7 @@
 // truncation), one large value per tile among tiny ones, cancelling pairs, long runs.
 #include <doctest/doctest.h>
 
-#include "reduce/device_test_util.hpp"
+#include <tcr/reduce/device_test_util.hpp>
 
 namespace {
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU tests for tcr::DeviceReduce beyond 2^31 elements (64-bit indexing, long per-thread
 // chains). Exact references in integer arithmetic: every value is an integer multiple of the
 // type's smallest step in the chosen range, so the sums are exact in __int128.
 // All cases are "(large)": the sanitizer runs leave them out.
 #include <doctest/doctest.h>
 
-#include "reduce/device_test_util.hpp"
+#include <tcr/reduce/device_test_util.hpp>
 
 namespace {
 

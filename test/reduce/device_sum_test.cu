@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU tests for tcr::DeviceReduce::Sum and Asum: every input type, edge sizes, unaligned
 // pointers, ill-conditioned data and special values, against exact MPFR references and the
 // contract's bound (2u|s| + 2^-40 S for a float result, 2u|s| + 2^-88 S for a double result).
 #include <doctest/doctest.h>
 
 #include <cfloat>
-#include "reduce/device_test_util.hpp"
+#include <tcr/reduce/device_test_util.hpp>
 
 namespace {
 

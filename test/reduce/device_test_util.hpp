@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests for reduce/device.cuh: data in every input type, padded device copies, and one
 // helper that runs an operation through the two-phase API and checks its proven bound.
 #pragma once
@@ -13,8 +14,8 @@
 #include <limits>
 #include <string>
 #include <vector>
-#include "reduce/device.cuh"
-#include "reduce/device_check.hpp"
+#include <tcr/reduce/device.cuh>
+#include <tcr/reduce/device_check.hpp>
 #include "support/cuda_check.hpp"
 #include "support/gen.hpp"
 

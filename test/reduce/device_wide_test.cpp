@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host tests for compensated/chunked.cuh (the per-thread accumulators of tcr::DeviceReduce),
 // against exact MPFR references. Built with host contraction on and off.
 #include <doctest/doctest.h>
@@ -7,8 +8,8 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include "compensated/chunked.cuh"
-#include "reduce/device_check.hpp"
+#include <tcr/compensated/chunked.cuh>
+#include <tcr/reduce/device_check.hpp>
 #include "support/gen.hpp"
 
 namespace {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # reduce/warp.cuh and reduce/block.cuh: one binary, a few instantiations per translation unit
 # (keeps each nvcc run small).
 tcr_add_test(tcr_test_warp_block GPU

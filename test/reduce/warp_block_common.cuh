@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shared machinery of the reduce/warp.cuh and reduce/block.cuh tests: kernels that run two
 // back-to-back reductions on one TempStorage (a partial tile, then a full one), poison invalid
 // items with NaN (so a reduction that reads them fails), check that every thread receives the
@@ -13,9 +14,9 @@
 #include <limits>
 #include <type_traits>
 #include <vector>
-#include "compensated/accumulators.cuh"
-#include "compensated/block_sum.cuh"
-#include "reduce/block.cuh"
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/compensated/block_sum.cuh>
+#include <tcr/reduce/block.cuh>
 #include "support/cuda_check.hpp"
 #include "support/gen.hpp"
 #include "support/mpfr_ref.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/warp.cuh and reduce/block.cuh: the exact tensor-core algorithm
 // (tensor_core_exact: e4m3 and e5m2 through f16 MMAs), the lead's entry points AccumulateLane and
 // LaneShare (exact, chain, shuffle tree), and the double-carried accumulator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/block.cuh, tensor-core algorithms on __half and __nv_bfloat16 items: every
 // block size, items per thread 1..16, partial tiles, data kinds, specials (bounds and harness in
 // warp_block_common.cuh).

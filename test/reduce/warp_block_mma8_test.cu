@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/block.cuh, tensor-core algorithms on fp8 items (e4m3 exact through f16, e5m2
 // native): block sizes, items per thread, partial tiles, data kinds, specials (bounds and
 // harness in warp_block_common.cuh).

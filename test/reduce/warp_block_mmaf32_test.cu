@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/block.cuh, tensor-core algorithms on float items (split into bf16 parts):
 // block sizes, items per thread, partial tiles, data kinds incl. GenSum, specials (bounds and
 // harness in warp_block_common.cuh).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/block.cuh and reduce/warp.cuh, shuffle tree: every block size, items per
 // thread 1..16, partial tiles, every input type, well- and ill-conditioned data against MPFR
 // under the bounds of warp_block_common.cuh, specials, back-to-back calls on one TempStorage,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/block.cuh at block sizes that are not multiples of 32 (and their neighbours),
 // first half: Sum (neumaier<float> and float, partial tiles, specials with the sign of zero),
 // Reduce (rank order of op) and Dot (dot2<float> and float, with and without num_valid), against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests for reduce/block.cuh at block sizes that are not multiples of 32 (and their neighbours),
 // second half (see warp_block_sizes_a_test.cu).
 #include "warp_block_common.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests: CUDA error checking and small device-memory helpers.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests and benchmarks: generators of test data for sums and dot products.
 //
 //   gen_sum(n, cond, seed)        ill-conditioned sum, condition sum|x| / |sum x| about cond
@@ -24,7 +25,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include "compensated/eft.cuh"
+#include <tcr/compensated/eft.cuh>
 
 namespace tcr::test {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests: doctest main. GPU cases live in the "gpu" test suite; without a CUDA device they
 // are filtered out and reported as skipped (exit code 77 when only they were asked for).
 #define DOCTEST_CONFIG_IMPLEMENT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests: merging accumulators in a random tree, for the merge bounds of compensated/.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tcr tests: exact references through MPFR.
 //
 // exact_sum / exact_dot hold the exact value (enough bits for any sum of up to 2^40 doubles or
