@@ -39,8 +39,11 @@
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
 // tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16 from 2^16 elements.
 // Engine::tensor_core forces the tensor cores where a path exists in the requested mode: fp8 Sum /
-// Asum (exact f16 MMAs, any mode) and half / bfloat16 Sum / Asum in fast mode; elsewhere it gives
-// cudaErrorNotSupported. Engine::cuda_core always works.
+// Asum (exact f16 MMAs, any mode) and half / bfloat16 Sum / Asum in fast mode; elsewhere, and on
+// a GPU of compute capability below 8.0, it gives cudaErrorNotSupported. Engine::cuda_core always
+// works. Any architecture list compiles (a fat binary with sm_75, say): the tensor-core engines'
+// kernels add on the CUDA cores in passes for architectures without the MMAs, and the host never
+// chooses them on such a GPU (Engine::automatic falls back to the CUDA cores).
 //
 // Structure: this header holds the API, the argument checks, the choice of accumulator
 // (compensated/reductions.cuh) and the launch plan; reduce/detail/device_kernel.cuh the one
@@ -215,6 +218,24 @@ int resident_blocks(int device) {
   return blocks;
 }
 
+// Whether the device has the m16n8k16 MMAs of the tensor-core engines (compute capability 8.0
+// or newer), cached per device. A failed query counts as no (the CUDA cores always work).
+inline bool has_tensor_cores(int device) {
+  static std::atomic<int> cache[max_devices] = {}; // 0 unknown, 1 no, 2 yes
+  if (device >= 0 && device < max_devices) {
+    const int cached = cache[device].load(std::memory_order_relaxed);
+    if (cached > 0)
+      return cached == 2;
+  }
+  int major = 0;
+  const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
+                       cudaSuccess &&
+                   major >= 8;
+  if (device >= 0 && device < max_devices)
+    cache[device].store(yes ? 2 : 1, std::memory_order_relaxed);
+  return yes;
+}
+
 inline unsigned long long arrival_key(std::uintptr_t storage, int grid) {
   std::uint64_t z = static_cast<std::uint64_t>(storage) ^ (static_cast<std::uint64_t>(grid) << 40) ^
                     0x74637252656475ull;       // "tcrRedu"
@@ -337,8 +358,20 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const X* 
       (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
   const bool fast = options.accuracy == Accuracy::fast;
   constexpr launch_plan plan = plan_for<Op, R>();
-  const bool want_tc = options.engine == Engine::tensor_core ||
-                       (options.engine == Engine::automatic && n >= plan.tensor_core_from);
+  bool want_tc = options.engine == Engine::tensor_core ||
+                 (options.engine == Engine::automatic && n >= plan.tensor_core_from);
+  if constexpr (exact_tc || chain_tc) {
+    // A GPU without the MMAs: automatic falls back to the CUDA cores, tensor_core says so. (The
+    // size query needs no device: both engines need the same temporary storage.)
+    if (want_tc && d_temp_storage != nullptr && (!chain_tc || fast)) {
+      int device = 0;
+      if (cudaGetDevice(&device) != cudaSuccess || !has_tensor_cores(device)) {
+        if (options.engine == Engine::tensor_core)
+          return cudaErrorNotSupported;
+        want_tc = false;
+      }
+    }
+  }
   if constexpr (exact_tc) {
     if (want_tc)
       return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, x, y,

@@ -206,11 +206,16 @@ struct thread_state {
   // all 32 lanes (a warp-uniform call).
   template <int N, int M>
   __device__ __forceinline__ void add(X (&x)[N], const Y (&y)[M]) {
-    if constexpr (E == engine_kind::cuda_core) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    // No m16n8k16 MMAs on this architecture: the host launches the tensor-core engines only on
+    // GPUs of compute capability 8.0 or newer; this pass of a fat binary adds on the CUDA cores.
+    constexpr bool cuda_cores_only = true;
+#else
+    constexpr bool cuda_cores_only = E == engine_kind::cuda_core;
+#endif
+    if constexpr (cuda_cores_only) {
       add_alone(x, y);
-      return;
-    }
-    if constexpr (E == engine_kind::tensor_core_exact) {
+    } else if constexpr (E == engine_kind::tensor_core_exact) {
       exact_warp().AccumulateLane(tc, x);
     } else if constexpr (E == engine_kind::tensor_core_chain) {
       // The chain's D. A chain that meets Inf, NaN or a float overflow (bfloat16 row sums) is
