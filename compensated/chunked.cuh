@@ -399,6 +399,10 @@ struct chunked_sum<double> {
     plain = detail::cascade3{};
   }
   TCR_HD bool is_zero() const { return plain.is_zero() && big.is_zero(); }
+  // The cascade every ordinary input goes to, and whether nothing is anywhere else.
+  TCR_HD detail::cascade3& common() { return plain; }
+  TCR_HD const detail::cascade3& common() const { return plain; }
+  TCR_HD bool only_common() const { return big.is_zero(); }
 };
 
 namespace detail {
@@ -456,6 +460,9 @@ TCR_UNROLL
     huge.merge(o.huge);
     tiny.merge(o.tiny);
   }
+  TCR_HD detail::cascade3& common() { return main.plain; }
+  TCR_HD const detail::cascade3& common() const { return main.plain; }
+  TCR_HD bool only_common() const { return main.big.is_zero() && huge.is_zero() && tiny.is_zero(); }
 
   TCR_HD eft<double> pair() const {
     using namespace detail;
@@ -572,6 +579,9 @@ TCR_UNROLL
     small.merge(o.small);
     special = add_rn(special, o.special);
   }
+  TCR_HD detail::cascade3& common() { return mid; }
+  TCR_HD const detail::cascade3& common() const { return mid; }
+  TCR_HD bool only_common() const { return big.is_zero() && small.is_zero() && special == 0.0; }
   // sqrt(sum x^2) rounded to double; relative error <= u + 2^-100.
   TCR_HD double nrm2() const {
     if (special != 0.0)

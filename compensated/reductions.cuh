@@ -164,6 +164,54 @@ struct float_result_base {
   }
 };
 
+// Shared members of the double-result accumulators: State (chunked_sum<double>,
+// chunked_dot_double, chunked_ssq_double) is both the thread state and the partial; its compact
+// form is its common cascade (the one every ordinary input goes to), used while nothing else is
+// nonzero and the magnitude stays below compact_limit.
+template <class State>
+struct double_result_base {
+  using partial_type = State;
+  using compact_type = cascade3;
+  State state;
+
+  TCR_HD partial_type partial() const { return state; }
+  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
+    c = p.common();
+    return p.only_common() && abs(p.common().hi) <= compact_limit;
+  }
+  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
+    a.merge(b);
+    return a;
+  }
+  TCR_HD partial_type from_compact(const compact_type& c) const {
+    partial_type p;
+    p.common() = c;
+    return p;
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return from_double<Out>(0.0);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    constexpr bool norm = std::is_same_v<State, chunked_ssq_double>;
+    if constexpr (std::is_same_v<Out, dd> && norm) {
+      return p.nrm2_pair();
+    } else if constexpr (std::is_same_v<Out, dd>) {
+      const auto [h, l] = p.pair();
+      return dd(h, l);
+    } else if constexpr (norm) {
+      return from_double<Out>(p.nrm2());
+    } else {
+      return from_double<Out>(p.value());
+    }
+  }
+};
+
 } // namespace detail
 
 // Sum (and, of magnitudes, Asum) of any input type. Result float: short f32 Sum2 chunks folded
@@ -202,10 +250,8 @@ struct sum_accumulator<float> : detail::float_result_base<> {
 
 // Result double (or dd): every chunk of up to 4 doubles into chunked_sum<double>'s cascade.
 template <>
-struct sum_accumulator<double> {
-  using partial_type = chunked_sum<double>;
-  using compact_type = detail::cascade3;
-  chunked_sum<double> state;
+struct sum_accumulator<double> : detail::double_result_base<chunked_sum<double>> {
+  using detail::double_result_base<chunked_sum<double>>::merge; // partials; below: accumulators
 
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
@@ -225,38 +271,6 @@ struct sum_accumulator<double> {
   }
   TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
   TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
-
-  TCR_HD partial_type partial() const { return state; }
-  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
-    a.merge(b);
-    return a;
-  }
-  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
-    c = p.plain;
-    return p.big.is_zero() && detail::abs(p.plain.hi) <= detail::compact_limit;
-  }
-  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
-    a.merge(b);
-    return a;
-  }
-  TCR_HD partial_type from_compact(const compact_type& c) const {
-    partial_type p;
-    p.plain = c;
-    return p;
-  }
-  template <class Out>
-  TCR_HD Out empty_result() const {
-    return detail::from_double<Out>(0.0);
-  }
-  template <class Out>
-  TCR_HD Out finish(const partial_type& p) const {
-    if constexpr (std::is_same_v<Out, dd>) {
-      const auto [h, l] = p.pair();
-      return dd(h, l);
-    } else {
-      return detail::from_double<Out>(p.value());
-    }
-  }
 };
 
 // Dot product of any pair of input types. Result float: products exact in float (both operands
@@ -285,48 +299,11 @@ struct dot_accumulator<float> : detail::float_result_base<> {
 // Result double: chunks of up to 4 products into chunked_dot_double (no spurious overflow or
 // underflow for any finite data).
 template <>
-struct dot_accumulator<double> {
-  using partial_type = chunked_dot_double;
-  using compact_type = detail::cascade3;
-  chunked_dot_double state;
-
+struct dot_accumulator<double> : detail::double_result_base<chunked_dot_double> {
   template <class X, class Y, int N>
   TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
     detail::for_widened_chunk_pairs<4, double>(
         x, y, [&](const auto& a, const auto& b) { state.add_dot_chunk(a, b); });
-  }
-
-  TCR_HD partial_type partial() const { return state; }
-  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
-    a.merge(b);
-    return a;
-  }
-  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
-    c = p.main.plain;
-    return p.main.big.is_zero() && p.huge.is_zero() && p.tiny.is_zero() &&
-           detail::abs(p.main.plain.hi) <= detail::compact_limit;
-  }
-  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
-    a.merge(b);
-    return a;
-  }
-  TCR_HD partial_type from_compact(const compact_type& c) const {
-    partial_type p;
-    p.main.plain = c;
-    return p;
-  }
-  template <class Out>
-  TCR_HD Out empty_result() const {
-    return detail::from_double<Out>(0.0);
-  }
-  template <class Out>
-  TCR_HD Out finish(const partial_type& p) const {
-    if constexpr (std::is_same_v<Out, dd>) {
-      const auto [h, l] = p.pair();
-      return dd(h, l);
-    } else {
-      return detail::from_double<Out>(p.value());
-    }
   }
 };
 
@@ -354,45 +331,10 @@ struct nrm2_accumulator<float> : detail::float_result_base<true> {
 
 // Result double: chunked_ssq_double (Blue's bands, exact squares).
 template <>
-struct nrm2_accumulator<double> {
-  using partial_type = chunked_ssq_double;
-  using compact_type = detail::cascade3;
-  chunked_ssq_double state;
-
+struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double> {
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
     detail::for_widened_chunks<4, double>(x, [&](const auto& c) { state.add_chunk(c); });
-  }
-
-  TCR_HD partial_type partial() const { return state; }
-  TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
-    a.merge(b);
-    return a;
-  }
-  TCR_HD bool to_compact(const partial_type& p, compact_type& c) const {
-    c = p.mid;
-    return p.big.is_zero() && p.small.is_zero() && p.special == 0.0 &&
-           detail::abs(p.mid.hi) <= detail::compact_limit;
-  }
-  TCR_HD compact_type merge(compact_type a, const compact_type& b) const {
-    a.merge(b);
-    return a;
-  }
-  TCR_HD partial_type from_compact(const compact_type& c) const {
-    partial_type p;
-    p.mid = c;
-    return p;
-  }
-  template <class Out>
-  TCR_HD Out empty_result() const {
-    return detail::from_double<Out>(0.0);
-  }
-  template <class Out>
-  TCR_HD Out finish(const partial_type& p) const {
-    if constexpr (std::is_same_v<Out, dd>)
-      return p.nrm2_pair();
-    else
-      return detail::from_double<Out>(p.nrm2());
   }
 };
 

@@ -33,6 +33,7 @@
 #include <string>
 #include <type_traits>
 #include "common/harness.hpp"
+#include "common/peer_ops.hpp"
 #include "common/registry.hpp"
 
 #if CCCL_VERSION < 3005000
@@ -41,26 +42,9 @@
 
 namespace tcr::bench::cub35 {
 
-template <class In>
-struct widen_op {
-  __device__ result_t<In> operator()(In x) const { return static_cast<result_t<In>>(x); }
-};
-
-template <class In>
-struct product_at {
-  const In* x;
-  const In* y;
-  __device__ result_t<In> operator()(std::int64_t i) const {
-    return static_cast<result_t<In>>(x[i]) * static_cast<result_t<In>>(y[i]);
-  }
-};
-
-template <class F>
-cudaError_t with_offset(std::int64_t n, F&& f) {
-  if (n <= INT_MAX)
-    return f(static_cast<int>(n));
-  return f(n);
-}
+using peer::product_at;
+using peer::widen_op;
+using peer::with_offset;
 
 // The temporary storage of the environment API: one device buffer, grown (synchronously) when a
 // call asks for more than it holds, never shrunk or freed while the program runs.

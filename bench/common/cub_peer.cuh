@@ -11,47 +11,16 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <climits>
 #include <cstdint>
+#include "common/peer_ops.hpp"
 #include "common/registry.hpp"
 
 namespace tcr::bench::cub_peer {
 
-template <class In>
-struct widen_op {
-  __device__ result_t<In> operator()(In x) const { return static_cast<result_t<In>>(x); }
-};
-
-template <class In>
-struct abs_op {
-  __device__ result_t<In> operator()(In x) const {
-    const result_t<In> v = static_cast<result_t<In>>(x);
-    return v < 0 ? -v : v;
-  }
-};
-
-template <class In>
-struct square_op {
-  __device__ result_t<In> operator()(In x) const {
-    const result_t<In> v = static_cast<result_t<In>>(x);
-    return v * v;
-  }
-};
-
-template <class In>
-struct product_at {
-  const In* x;
-  const In* y;
-  __device__ result_t<In> operator()(std::int64_t i) const {
-    return static_cast<result_t<In>>(x[i]) * static_cast<result_t<In>>(y[i]);
-  }
-};
-
-// Calls f(num_items) with n as int when it fits, else as int64.
-template <class F>
-cudaError_t with_offset(std::int64_t n, F&& f) {
-  if (n <= INT_MAX)
-    return f(static_cast<int>(n));
-  return f(n);
-}
+using peer::abs_op;
+using peer::product_at;
+using peer::square_op;
+using peer::widen_op;
+using peer::with_offset;
 
 template <class In>
 cudaError_t sum(void* temp, std::size_t& bytes, const call_args& a) {

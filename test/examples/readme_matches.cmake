@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Fails unless every README block introduced by `<!-- example: PATH -->` equals the file PATH
-# (so the README shows code that the build compiles). Variables: SOURCE_DIR.
+# (so the README shows code that the build compiles), less the file's SPDX licence line.
+# Variables: SOURCE_DIR.
 file(READ "${SOURCE_DIR}/README.md" readme)
 string(REGEX MATCHALL "<!-- example: [^ ]+ -->\n```[a-z]*\n" markers "${readme}")
 list(LENGTH markers count)
@@ -16,6 +17,7 @@ foreach(marker IN LISTS markers)
   string(FIND "${rest}" "```" body_len)
   string(SUBSTRING "${rest}" 0 ${body_len} body)
   file(READ "${SOURCE_DIR}/${path}" expected)
+  string(REGEX REPLACE "^// SPDX-License-Identifier: [^\n]*\n" "" expected "${expected}")
   if(NOT body STREQUAL expected)
     message(FATAL_ERROR "README block for ${path} differs from the file")
   endif()

@@ -7,7 +7,7 @@
 #include <cuda/std/functional>
 #include <climits>
 #include <thread>
-#include <tcr/reduce/device_test_util.hpp>
+#include "reduce/device_test_util.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // truncation), one large value per tile among tiny ones, cancelling pairs, long runs.
 #include <doctest/doctest.h>
 
-#include <tcr/reduce/device_test_util.hpp>
+#include "reduce/device_test_util.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // All cases are "(large)": the sanitizer runs leave them out.
 #include <doctest/doctest.h>
 
-#include <tcr/reduce/device_test_util.hpp>
+#include "reduce/device_test_util.hpp"
 
 namespace {
 

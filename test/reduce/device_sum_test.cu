@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cfloat>
-#include <tcr/reduce/device_test_util.hpp>
+#include "reduce/device_test_util.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 #include <tcr/reduce/device.cuh>
-#include <tcr/reduce/device_check.hpp>
+#include "reduce/device_check.hpp"
 #include "support/cuda_check.hpp"
 #include "support/gen.hpp"
 

@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 #include <tcr/compensated/chunked.cuh>
-#include <tcr/reduce/device_check.hpp>
+#include "reduce/device_check.hpp"
 #include "support/gen.hpp"
 
 namespace {
