@@ -5,6 +5,7 @@
 add_executable(tcr_bench_block block_bench.cu block_bench_f32.cu block_bench_f64.cu
   block_bench_f16.cu block_bench_bf16.cu block_bench_e4m3.cu block_bench_e5m2.cu)
 target_link_libraries(tcr_bench_block PRIVATE tcr::tcr CCCL::CCCL benchmark::benchmark CUDA::cudart)
+target_include_directories(tcr_bench_block PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 
 # Error of the warp-level tile reduction per type, policy and chain length R = 1..8 against MPFR:
 #   tcr_mma_characterize OUT.json [warps]

@@ -63,6 +63,7 @@
 #include <tcr/compensated/accumulators.cuh>
 #include <tcr/compensated/block_sum.cuh>
 #include <tcr/reduce/block.cuh>
+#include "common/types.hpp"
 
 namespace tcr_block_bench {
 
@@ -111,20 +112,10 @@ inline const char* name_of(variant v) {
   return "?";
 }
 
+// The input type's name as the device benchmarks write it (bench/common/types.hpp).
 template <class In>
 const char* type_name() {
-  if constexpr (std::is_same_v<In, float>)
-    return "f32";
-  else if constexpr (std::is_same_v<In, double>)
-    return "f64";
-  else if constexpr (std::is_same_v<In, __half>)
-    return "f16";
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
-    return "bf16";
-  else if constexpr (std::is_same_v<In, __nv_fp8_e4m3>)
-    return "e4m3";
-  else
-    return "e5m2";
+  return tcr::bench::name(tcr::bench::dtype_of<In>());
 }
 
 #define CHECK_CUDA(x)                                                                              \
