@@ -228,9 +228,9 @@ inline bool has_tensor_cores(int device) {
       return cached == 2;
   }
   int major = 0;
-  const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
-                       cudaSuccess &&
-                   major >= 8;
+  const bool yes =
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+      major >= 8;
   if (device >= 0 && device < max_devices)
     cache[device].store(yes ? 2 : 1, std::memory_order_relaxed);
   return yes;
@@ -309,8 +309,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
   split_vector_region<R>(p);
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
-  if (bytes > bytes_per_block &&
-      bytes <= std::int64_t(c.one_block_threads) * c.one_block_bytes &&
+  if (bytes > bytes_per_block && bytes <= std::int64_t(c.one_block_threads) * c.one_block_bytes &&
       n <= c.one_block_max) {
     // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent L2
     // round trips cost more than the block's extra reduction levels).
@@ -408,68 +407,86 @@ cudaError_t with_temp_storage(cudaStream_t stream, F&& call) {
   return err != cudaSuccess ? err : free_err;
 }
 
+// num_items of any integer type (as CUB templates it), as a 64-bit count; an unsigned count
+// above INT64_MAX becomes -1, which the checks reject (cudaErrorInvalidValue, nothing written).
+template <class NumItemsT>
+std::int64_t items_of(NumItemsT n) {
+  static_assert(std::is_integral_v<NumItemsT> && !std::is_same_v<NumItemsT, bool>,
+                "tcr::DeviceReduce: num_items must be an integer (int, long long, size_t, ...)");
+  if constexpr (std::is_unsigned_v<NumItemsT> && sizeof(NumItemsT) >= sizeof(std::int64_t))
+    return n > static_cast<NumItemsT>(std::numeric_limits<std::int64_t>::max())
+               ? -1
+               : static_cast<std::int64_t>(n);
+  else
+    return static_cast<std::int64_t>(n);
+}
+
 } // namespace device
 } // namespace detail
 
 struct DeviceReduce {
   // sum x_i. See the header comment for the bound.
-  template <class In, class Out>
+  template <class In, class Out, class NumItemsT>
   static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                         Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
+                         Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
                          ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::sum>(
-        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_items, stream, options);
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, detail::device::items_of(num_items),
+        stream, options);
   }
-  template <class In, class Out>
-  static cudaError_t Sum(const In* d_in, Out* d_out, std::int64_t num_items,
-                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+  template <class In, class Out, class NumItemsT>
+  static cudaError_t Sum(const In* d_in, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+                         ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Sum(t, b, d_in, d_out, num_items, stream, options);
     });
   }
 
   // sum |x_i|.
-  template <class In, class Out>
+  template <class In, class Out, class NumItemsT>
   static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                          Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
+                          Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::asum>(
-        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_items, stream, options);
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, detail::device::items_of(num_items),
+        stream, options);
   }
-  template <class In, class Out>
-  static cudaError_t Asum(const In* d_in, Out* d_out, std::int64_t num_items,
-                          cudaStream_t stream = 0, ReduceOptions options = {}) {
+  template <class In, class Out, class NumItemsT>
+  static cudaError_t Asum(const In* d_in, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+                          ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Asum(t, b, d_in, d_out, num_items, stream, options);
     });
   }
 
   // sqrt(sum x_i^2), without overflow or underflow for any finite input.
-  template <class In, class Out>
+  template <class In, class Out, class NumItemsT>
   static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_x,
-                          Out* d_out, std::int64_t num_items, cudaStream_t stream = 0,
+                          Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::nrm2>(
-        d_temp_storage, temp_storage_bytes, d_x, d_x, d_out, num_items, stream, options);
+        d_temp_storage, temp_storage_bytes, d_x, d_x, d_out, detail::device::items_of(num_items),
+        stream, options);
   }
-  template <class In, class Out>
-  static cudaError_t Nrm2(const In* d_x, Out* d_out, std::int64_t num_items,
-                          cudaStream_t stream = 0, ReduceOptions options = {}) {
+  template <class In, class Out, class NumItemsT>
+  static cudaError_t Nrm2(const In* d_x, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+                          ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Nrm2(t, b, d_x, d_out, num_items, stream, options);
     });
   }
 
   // sum x_i y_i.
-  template <class InX, class InY, class Out>
+  template <class InX, class InY, class Out, class NumItemsT>
   static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, const InX* d_x,
-                         const InY* d_y, Out* d_out, std::int64_t num_items,
-                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+                         const InY* d_y, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+                         ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::dot>(
-        d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_items, stream, options);
+        d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, detail::device::items_of(num_items),
+        stream, options);
   }
-  template <class InX, class InY, class Out>
-  static cudaError_t Dot(const InX* d_x, const InY* d_y, Out* d_out, std::int64_t num_items,
+  template <class InX, class InY, class Out, class NumItemsT>
+  static cudaError_t Dot(const InX* d_x, const InY* d_y, Out* d_out, NumItemsT num_items,
                          cudaStream_t stream = 0, ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Dot(t, b, d_x, d_y, d_out, num_items, stream, options);
@@ -479,9 +496,9 @@ struct DeviceReduce {
   // init op x_0 op x_1 ... for an associative and commutative op (as CUB: threads take the
   // elements grid-strided; the combining order is fixed, so results are reproducible; no accuracy
   // contract beyond op's own). Each x_i is converted to Out first; n = 0 writes init.
-  template <class In, class Out, class Op>
+  template <class In, class Out, class NumItemsT, class Op>
   static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                            Out* d_out, std::int64_t num_items, Op op,
+                            Out* d_out, NumItemsT num_items, Op op,
                             typename detail::device::nondeduced<Out>::type init,
                             cudaStream_t stream = 0) {
     static_assert(
@@ -489,15 +506,24 @@ struct DeviceReduce {
         "tcr::DeviceReduce::Reduce: Out must be trivially copyable and default-constructible");
     static_assert(std::is_trivially_copyable_v<Op>,
                   "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
-    using Acc = reduce_accumulator<Out, Op>;
-    using R = detail::device::reduction<Acc, In, void, Out, false>;
-    const Acc fresh{op, init};
-    return detail::device::launch<detail::device::op_kind::reduce, R,
-                                  detail::device::engine_kind::cuda_core>(
-        d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out, num_items, stream, fresh);
+    constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
+    static_assert(binary_op, "tcr::DeviceReduce::Reduce: op must take two values of the result "
+                             "type and return one (a binary operator such as "
+                             "cuda::std::plus<T> or cuda::maximum<T>)");
+    if constexpr (binary_op) {
+      using Acc = reduce_accumulator<Out, Op>;
+      using R = detail::device::reduction<Acc, In, void, Out, false>;
+      const Acc fresh{op, init};
+      return detail::device::launch<detail::device::op_kind::reduce, R,
+                                    detail::device::engine_kind::cuda_core>(
+          d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
+          detail::device::items_of(num_items), stream, fresh);
+    } else {
+      return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
+    }
   }
-  template <class In, class Out, class Op>
-  static cudaError_t Reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
+  template <class In, class Out, class NumItemsT, class Op>
+  static cudaError_t Reduce(const In* d_in, Out* d_out, NumItemsT num_items, Op op,
                             typename detail::device::nondeduced<Out>::type init,
                             cudaStream_t stream = 0) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {

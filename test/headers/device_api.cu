@@ -52,6 +52,15 @@ cudaError_t tcr_header_check_device_api(void* d_temp, std::size_t& temp_bytes, c
     err = tcr::DeviceReduce::Asum(d_temp, temp_bytes, d_e4m3, d_out_f, n, stream);
   if (err == cudaSuccess)
     err = tcr::DeviceReduce::Reduce(d_temp, temp_bytes, d_f, d_out_f, n, max_op{}, -1.0f, stream);
+  // num_items of any integer type, as CUB takes it.
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Sum(d_temp, temp_bytes, d_f, d_out_f, static_cast<int>(n), stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Sum(d_temp, temp_bytes, d_f, d_out_f, static_cast<std::size_t>(n));
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Dot(d_f, d_f, d_out_f, static_cast<unsigned>(n), stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Reduce(d_f, d_out_f, static_cast<long>(n), max_op{}, -1.0f, stream);
   if (err == cudaSuccess) {
     block_sum<<<1, 256, 0, stream>>>(d_f, d_out_f);
     err = cudaGetLastError();
