@@ -63,7 +63,8 @@ struct reduction {
   static constexpr bool magnitudes = Magnitudes;
   using y_storage = std::conditional_t<binary, Y, X>; // a placeholder type when unary
   static constexpr int elem_bytes = sizeof(X) > sizeof(y_storage) ? sizeof(X) : sizeof(y_storage);
-  // Reduce's operator may be anything: one element at a time there.
+  // 16-byte vectors of the floating-point input types; other types (Reduce over integers, say)
+  // go one element at a time.
   static constexpr bool vectorised = is_input_type_v<X> && is_input_type_v<y_storage>;
   static constexpr int vector_items = vectorised ? 16 / elem_bytes : 1;
 };
