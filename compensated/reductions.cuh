@@ -19,7 +19,9 @@
 // Empty accumulators and partials hold -0 (sums), so that a sum of -0 terms is -0.
 //
 // Accuracy (s the exact result, S = sum |x_i| (Dot: sum |x_i y_i|), u the unit roundoff of the
-// result type), for any tree of merges of height h <= 2^16 and n < 2^35 inputs:
+// result type), for n < 2^35 inputs, folds and merges of the chunked states in a tree of height
+// at most 2^16, and (float results) a tree of partials of height below 64, as the device kernel
+// builds them:
 //   float results  (sum_accumulator<float>, dot_accumulator<float>):
 //                  |res - s| <= 2u|s| + 2^-40 S
 //   double results (sum_accumulator<double>, dot_accumulator<double>):
