@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# reduce/device.cuh and compensated/wide.cuh tests (included by test/reduce/CMakeLists.txt).
+# reduce/device.cuh and compensated/chunked.cuh tests (included by test/reduce/CMakeLists.txt).
 set(_dev ${CMAKE_CURRENT_LIST_DIR})
-# wide.cuh on the host, with the host compiler contracting wherever it may and with it off.
+# chunked.cuh on the host, with the host compiler contracting wherever it may and with it off.
 tcr_add_test(tcr_test_device_wide_contract_off HOST
   SOURCES ${_dev}/device_wide_test.cpp OPTIONS ${TCR_CONTRACT_OFF_FLAGS})
 tcr_add_test(tcr_test_device_wide_contract_on HOST
