@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 #include <tcr/compensated/chunked.cuh>
+#include <tcr/compensated/reductions.cuh>
 #include "reduce/device_check.hpp"
 #include "support/gen.hpp"
 
@@ -403,4 +404,38 @@ TEST_CASE("chunked_sum<float>::add_ssq_chunk_short: bfloat16-like values over th
   const float zeros[8] = {};
   z.add_ssq_chunk_short(zeros);
   CHECK(z.value() == 0.0);
+}
+
+TEST_CASE("chunked sums and the device accumulators: IEEE signed zeros, by sign bit") {
+  // IEEE summation: -0 only when every term is -0; one +0 term gives +0. Empty: -0 (identity).
+  for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(100)}) {
+    INFO("n = ", n);
+    const std::vector<float> neg(n, -0.0f);
+    std::vector<float> mixed(n, -0.0f);
+    mixed[n / 2] = 0.0f;
+    CHECK(std::signbit(fold<tcr::chunked_sum<float>, 4>(neg, 3).value()));
+    CHECK_FALSE(std::signbit(fold<tcr::chunked_sum<float>, 4>(mixed, 3).value()));
+    CHECK(std::signbit(fold<tcr::chunked_sum<float>, 4>(neg, 3).result()));
+    const std::vector<double> dneg(n, -0.0);
+    std::vector<double> dmixed(n, -0.0);
+    dmixed[n / 2] = 0.0;
+    CHECK(std::signbit(fold<tcr::chunked_sum<double>, 2>(dneg, 3).value()));
+    CHECK_FALSE(std::signbit(fold<tcr::chunked_sum<double>, 2>(dmixed, 3).value()));
+  }
+  CHECK(std::signbit(tcr::chunked_sum<float>{}.value()));
+  CHECK(std::signbit(tcr::chunked_sum<double>{}.value()));
+  // The device accumulators: the partial of -0 terms stays -0 through merges and finish; the
+  // empty reduction's result is +0 (as CUB writes it).
+  tcr::sum_accumulator<float> a;
+  const float zeros[8] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
+  a.add(zeros);
+  const auto p = a.merge(a.partial(), tcr::sum_accumulator<float>{}.partial());
+  CHECK(std::signbit(a.finish<float>(p)));
+  CHECK_FALSE(std::signbit(a.empty_result<float>()));
+  tcr::sum_accumulator<double> b;
+  const double dzeros[4] = {-0.0, -0.0, -0.0, -0.0};
+  b.add(dzeros);
+  const auto q = b.merge(b.partial(), tcr::sum_accumulator<double>{}.partial());
+  CHECK(std::signbit(b.finish<double>(q)));
+  CHECK_FALSE(std::signbit(b.empty_result<double>()));
 }
