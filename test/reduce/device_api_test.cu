@@ -80,6 +80,16 @@ TEST_CASE("bad input gives cudaErrorInvalidValue (or NotSupported) before touchi
   tcr::ReduceOptions tc;
   tc.engine = tcr::Engine::tensor_core;
   CHECK(DeviceReduce::Sum(temp, b, in, out, 1000, 0, tc) == cudaErrorNotSupported);
+  // num_items of any integer type, as CUB takes it: the same size query for int, size_t and
+  // unsigned; an unsigned count beyond INT64_MAX is rejected like a negative one.
+  std::size_t b_int = 0, b_size = 0, b_unsigned = 0;
+  REQUIRE(DeviceReduce::Sum(nullptr, b_int, in, out, 1000) == cudaSuccess);
+  REQUIRE(DeviceReduce::Sum(nullptr, b_size, in, out, std::size_t(1000)) == cudaSuccess);
+  REQUIRE(DeviceReduce::Dot(nullptr, b_unsigned, in, in, out, 1000u) == cudaSuccess);
+  CHECK(b_int == bytes);
+  CHECK(b_size == bytes);
+  CHECK(DeviceReduce::Sum(temp, b, in, out, std::uint64_t(1) << 63) == cudaErrorInvalidValue);
+  CHECK(DeviceReduce::Nrm2(temp, b, in, out, ~std::size_t(0)) == cudaErrorInvalidValue);
   // A null input is fine for n = 0 (nothing is read).
   std::size_t b0 = 0;
   REQUIRE(DeviceReduce::Sum(nullptr, b0, static_cast<const float*>(nullptr), out, 0) ==
@@ -114,6 +124,27 @@ TEST_SUITE("gpu") {
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     CHECK(dout.download()[0] == 0.0);
     CHECK_FALSE(std::signbit(dout.download()[0]));
+  }
+
+  TEST_CASE("num_items of any integer type gives the same bits") {
+    const std::uint64_t seed = 3050;
+    INFO("seed = ", seed);
+    const auto x = gen_sum<float>(100000, 1e8, seed);
+    device_buffer<float> dx(x);
+    device_buffer<float> out(4);
+    std::size_t bytes = 0;
+    REQUIRE(DeviceReduce::Sum(nullptr, bytes, dx.get(), out.get(), std::int64_t(100000)) ==
+            cudaSuccess);
+    temp_storage temp(bytes);
+    TCR_CHECK_CUDA(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), std::int64_t(100000)));
+    TCR_CHECK_CUDA(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get() + 1, 100000));
+    TCR_CHECK_CUDA(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get() + 2, 100000u));
+    TCR_CHECK_CUDA(
+        DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get() + 3, std::size_t(100000)));
+    TCR_CHECK_CUDA(cudaDeviceSynchronize());
+    const auto r = out.download();
+    for (int i = 1; i < 4; ++i)
+      CHECK(std::memcmp(&r[i], &r[0], sizeof(float)) == 0);
   }
 
   TEST_CASE("single-call overloads allocate stream-ordered and agree with the two-phase form") {
