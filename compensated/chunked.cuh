@@ -32,7 +32,8 @@
 // Special values: once an input is Inf or NaN the result is what plain summation gives (+inf
 // stays +inf, inf + -inf is NaN, NaN propagates); an overflow of an intermediate never yields NaN.
 // Zeros: the empty sums hold -0, the identity of IEEE addition, and a pair whose low part is 0
-// rounds to its high part, so a sum of -0 terms is -0 as in plain summation.
+// rounds to its high part, so a sum of -0 terms is -0 as in plain summation (exact_band_sums_e5m2
+// alone returns +0 for -0 terms: its split x = r + 2t makes r = -1, t = 1/2 of each zero).
 // Every rounding step is an `_rn` helper, so contraction cannot merge steps.
 #pragma once
 

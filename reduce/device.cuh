@@ -24,8 +24,9 @@
 // Finite inputs whose exact result is finite give a finite result (intermediate overflow is
 // caught and rescaled on a rare path); Inf and NaN propagate as in plain summation (Nrm2: NaN if
 // any element is NaN, else +inf if any is infinite). How: compensated/reductions.cuh.
-// Zeros follow IEEE summation: a Sum of -0 terms is -0 (except on the tensor-core engines, whose
-// MMAs return +0 for a zero sum).
+// Zeros follow IEEE summation: a Sum of -0 terms is -0, except on the tensor-core engines (their
+// MMAs return +0 for a zero sum) and for e5m2 input (the exact two-band split of
+// compensated/chunked.cuh, exact_band_sums_e5m2, returns +0 for a zero chunk).
 //
 // Accuracy::fast: |res - s| <= u|s| + c u S with c = fast_error_constant<In, Out>() below,
 // independent of n. Sum and Asum of __half and __nv_bfloat16 run the seed paper's method on
