@@ -42,8 +42,8 @@ cudaError_t sum_env(void* temp, std::size_t& bytes, const call_args& a) {
       if constexpr (std::is_same_v<In, Out>) {
         return cub::DeviceReduce::Sum(x, out, n, env);
       } else {
-        return cub::DeviceReduce::TransformReduce(x, out, n, ::cuda::std::plus<Out>{}, widen_op<In>{},
-                                                  Out(0), env);
+        return cub::DeviceReduce::TransformReduce(x, out, n, ::cuda::std::plus<Out>{},
+                                                  widen_op<In>{}, Out(0), env);
       }
     });
   } catch (const cuda_error&) {

@@ -67,7 +67,7 @@ TCR_HD eft<T> sum2_chain(const T (&x)[L]) {
     return {x[0], T(0)};
   } else {
     auto [s, c] = two_sum(x[0], x[1]);
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 2; i < L; ++i) {
       const auto [t, e] = two_sum(s, x[i]);
       s = t;
@@ -85,7 +85,7 @@ template <int L>
 TCR_HD float exact_sum_e4m3(const float (&x)[L]) {
   static_assert(L >= 1 && L <= 64, "exact_sum_e4m3: at most 64 values");
   float s = x[0];
-TCR_UNROLL
+  TCR_UNROLL
   for (int i = 1; i < L; ++i)
     s = detail::add_rn(s, x[i]);
   return s;
@@ -107,7 +107,7 @@ TCR_HD eft<float> exact_band_sums_e5m2(const float (&x)[L]) {
   using namespace detail;
   float b = saturate(fma_rn(x[0], 0.5f, 0.5f));
   float a = fma_rn(-2.0f, b, x[0]);
-TCR_UNROLL
+  TCR_UNROLL
   for (int i = 1; i < L; ++i) {
     const float t = saturate(fma_rn(x[i], 0.5f, 0.5f));
     a = add_rn(a, fma_rn(-2.0f, t, x[i]));
@@ -229,7 +229,7 @@ struct chunked_sum<float> {
   TCR_HD void add_dot_chunk(const float (&x)[L], const float (&y)[L]) {
     using namespace detail;
     double d = mul_rn(static_cast<double>(x[0]), static_cast<double>(y[0]));
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 1; i < L; ++i)
       d = fma_rn(static_cast<double>(x[i]), static_cast<double>(y[i]), d);
     add(d);
@@ -247,7 +247,7 @@ TCR_UNROLL
   TCR_HD void add_ssq_chunk_short(const float (&x)[L]) {
     using namespace detail;
     float p[L];
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < L; ++i)
       p[i] = mul_rn(x[i], x[i]);
     const auto [s, c] = sum2_chain(p);
@@ -267,7 +267,7 @@ TCR_UNROLL
   TCR_HD void add_exact_products_chunk(const float (&x)[L], const float (&y)[L]) {
     using namespace detail;
     float p[L];
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < L; ++i)
       p[i] = mul_rn(x[i], y[i]);
     add_chunk(p);
@@ -291,16 +291,14 @@ TCR_UNROLL
       return {sum, 0.0};
     return two_sum(sum, comp);
   }
-  TCR_HD float result() const {
-    return static_cast<float>(value());
-  }
+  TCR_HD float result() const { return static_cast<float>(value()); }
 
 private:
   template <int L>
   TCR_HD static double plain_sum(const float (&x)[L]) {
     using namespace detail;
     double d = static_cast<double>(x[0]);
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 1; i < L; ++i)
       d = add_rn(d, static_cast<double>(x[i]));
     return d;
@@ -435,7 +433,7 @@ struct chunked_dot_double {
     static_assert(L >= 1 && L <= 4, "chunks of at most 4 doubles");
     double p[L], e[L];
     int max_exp = 0;
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < L; ++i) {
       const auto [pi, ei] = two_prod(x[i], y[i]);
       p[i] = pi;
@@ -444,7 +442,7 @@ TCR_UNROLL
       max_exp = be > max_exp ? be : max_exp;
     }
     auto [s, c] = sum2_chain(p);
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < L; ++i)
       c = add_rn(c, e[i]);
     if (max_exp >= 1023 - 900 && is_finite(s) && is_finite(c) &&
@@ -497,9 +495,7 @@ TCR_UNROLL
     const auto [h, l] = pair();
     return is_finite(h) ? round_pair(h, l) : h;
   }
-  TCR_HD double result() const {
-    return value();
-  }
+  TCR_HD double result() const { return value(); }
 
 private:
   TCR_HD void add_product_rare(double x, double y, bool all_tiny) {
@@ -552,19 +548,19 @@ struct chunked_ssq_double {
   TCR_HD void add_chunk(const double (&x)[L]) {
     using namespace detail;
     bool in_mid = true;
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < L; ++i)
       in_mid = in_mid && mid_band(x[i]);
     if (in_mid) {
       double p[L], e[L];
-TCR_UNROLL
+      TCR_UNROLL
       for (int i = 0; i < L; ++i) {
         const auto [pi, ei] = two_prod(x[i], x[i]);
         p[i] = pi;
         e[i] = ei;
       }
       auto [s, c] = sum2_chain(p);
-TCR_UNROLL
+      TCR_UNROLL
       for (int i = 0; i < L; ++i)
         c = add_rn(c, e[i]);
       mid.add2(s, c);

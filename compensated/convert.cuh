@@ -66,11 +66,11 @@ TCR_HD void widen_all(const T (&x)[N], To (&f)[N]) {
   if constexpr (std::is_same_v<To, double> && !std::is_same_v<T, double>) {
     float g[N];
     widen_all(x, g);
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < N; ++i)
       f[i] = static_cast<double>(g[i]);
   } else if constexpr (std::is_same_v<T, __half> && N % 2 == 0) {
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < N; i += 2) {
       const float2 v = __half22float2(__halves2half2(x[i], x[i + 1]));
       f[i] = v.x;
@@ -81,7 +81,7 @@ TCR_UNROLL
                        0) {
     std::uint32_t w[N / 4];
     std::memcpy(w, x, sizeof w);
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < N / 4; ++i) {
       __half2_raw lo, hi;
       if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) {
@@ -101,7 +101,7 @@ TCR_UNROLL
       f[4 * i + 3] = b.y;
     }
   } else {
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < N; ++i)
       f[i] = widen<To>(x[i]);
   }
@@ -113,20 +113,21 @@ template <class T, int N>
 TCR_HD void magnitudes(T (&x)[N]) {
   static_assert(is_input_type_v<T>, "tcr::magnitudes: a floating-point input type");
   constexpr int bits = 8 * sizeof(T);
-  constexpr std::uint64_t magnitude = ~(std::uint64_t(1) << (bits - 1)) &
-                                      (bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1);
+  constexpr std::uint64_t magnitude =
+      ~(std::uint64_t(1) << (bits - 1)) &
+      (bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1);
   if constexpr ((sizeof(T) * N) % 4 == 0 && sizeof(T) <= 4) {
     std::uint32_t mask = 0;
     for (int i = 0; i < 4 / static_cast<int>(sizeof(T)); ++i)
       mask |= static_cast<std::uint32_t>(magnitude) << (bits * i);
     std::uint32_t w[sizeof(T) * N / 4];
     std::memcpy(w, x, sizeof w);
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < static_cast<int>(sizeof w / 4); ++i)
       w[i] &= mask;
     std::memcpy(x, w, sizeof w);
   } else {
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < N; ++i) {
       std::uint64_t b = 0;
       std::memcpy(&b, &x[i], sizeof(T));

@@ -55,7 +55,7 @@ struct expansion {
   }
 
   TCR_HD void merge(const expansion& o) {
-TCR_UNROLL
+    TCR_UNROLL
     for (int j = 0; j < K; ++j)
       insert(j, o.c[j]);
   }
@@ -66,18 +66,18 @@ TCR_UNROLL
       return c[0];
     // p = [c[K-1], ..., c[0]]: smallest level first, so VecSum ends on the largest.
     T p[K];
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < K; ++i)
       p[i] = c[K - 1 - i];
     bool all_zero = true;
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < K - 1; ++i)
       all_zero = all_zero && p[i] == T(0);
     if (all_zero)
       return c[0]; // keeps -0
-TCR_UNROLL
+    TCR_UNROLL
     for (int pass = 0; pass < K - 1; ++pass) {
-TCR_UNROLL
+      TCR_UNROLL
       for (int i = 1; i < K; ++i) {
         const auto [s, e] = two_sum(p[i], p[i - 1]);
         p[i] = s;
@@ -85,7 +85,7 @@ TCR_UNROLL
       }
     }
     T tail = p[0];
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 1; i < K - 1; ++i)
       tail = add_rn(tail, p[i]);
     return add_rn(tail, p[K - 1]);
@@ -95,7 +95,7 @@ private:
   // Adds v at level j; the errors cascade to the levels below.
   TCR_HD void insert(int j, T v) {
     using namespace detail;
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < K - 1; ++i) {
       if (i >= j) {
         const auto [s, e] = two_sum(c[i], v);

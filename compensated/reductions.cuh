@@ -288,9 +288,8 @@ struct dot_accumulator<float> : detail::float_result_base<> {
     static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
                   "double inputs use dot_accumulator<double>");
     if constexpr (detail::exact_products_v<X> && detail::exact_products_v<Y>) {
-      detail::for_widened_chunk_pairs<8, float>(x, y, [&](const auto& a, const auto& b) {
-        state.add_exact_products_chunk(a, b);
-      });
+      detail::for_widened_chunk_pairs<8, float>(
+          x, y, [&](const auto& a, const auto& b) { state.add_exact_products_chunk(a, b); });
     } else {
       detail::for_widened_chunk_pairs<16, float>(
           x, y, [&](const auto& a, const auto& b) { state.add_dot_chunk(a, b); });
@@ -358,7 +357,7 @@ struct reduce_accumulator {
 
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
-TCR_UNROLL
+    TCR_UNROLL
     for (int i = 0; i < N; ++i) {
       const Out v = static_cast<Out>(x[i]);
       state = {state.valid ? op(state.value, v) : v, true};

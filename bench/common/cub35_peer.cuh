@@ -37,7 +37,8 @@
 #include "common/registry.hpp"
 
 #if CCCL_VERSION < 3005000
-#error "tcr_bench_cub35 needs CCCL 3.5 or newer first on the include path (-DTCR_CUB35_INCLUDE=<dir>)"
+#error                                                                                             \
+    "tcr_bench_cub35 needs CCCL 3.5 or newer first on the include path (-DTCR_CUB35_INCLUDE=<dir>)"
 #endif
 
 namespace tcr::bench::cub35 {
@@ -75,7 +76,9 @@ inline scratch_buffer& scratch() {
 
 // A cuda::mr::resource over scratch(): allocate hands out the one buffer, deallocate keeps it.
 struct reuse_resource {
-  void* allocate(::cuda::stream_ref, std::size_t bytes, std::size_t) const { return scratch().get(bytes); }
+  void* allocate(::cuda::stream_ref, std::size_t bytes, std::size_t) const {
+    return scratch().get(bytes);
+  }
   void deallocate(::cuda::stream_ref, void*, std::size_t, std::size_t) const noexcept {}
   void* allocate_sync(std::size_t bytes, std::size_t) const { return scratch().get(bytes); }
   void deallocate_sync(void*, std::size_t, std::size_t) const noexcept {}
@@ -87,12 +90,13 @@ static_assert(::cuda::mr::resource<reuse_resource>);
 template <class Determinism>
 auto make_env(cudaStream_t stream, Determinism d) {
   namespace ex = ::cuda::std::execution;
-  return ex::env{::cuda::execution::require(d), ex::prop{::cuda::get_stream, ::cuda::stream_ref{stream}},
+  return ex::env{::cuda::execution::require(d),
+                 ex::prop{::cuda::get_stream, ::cuda::stream_ref{stream}},
                  ex::prop{::cuda::mr::get_memory_resource, reuse_resource{}}};
 }
 
 inline bench_case make(op_kind op, dtype t, const std::string& method, const std::string& note,
-                cudaError_t (*f)(void*, std::size_t&, const call_args&)) {
+                       cudaError_t (*f)(void*, std::size_t&, const call_args&)) {
   bench_case c;
   c.op = op;
   c.type = t;

@@ -96,7 +96,7 @@ struct raw<1> {
 // The 32-bit word w of a vector of T with every sign bit cleared (|x| for floating-point T).
 template <class T>
 __device__ __forceinline__ constexpr unsigned magnitude_mask(int w) {
-  return sizeof(T) == 8 ? (w % 2 == 0 ? 0xffffffffu : 0x7fffffffu)
+  return sizeof(T) == 8   ? (w % 2 == 0 ? 0xffffffffu : 0x7fffffffu)
          : sizeof(T) == 4 ? 0x7fffffffu
          : sizeof(T) == 2 ? 0x7fff7fffu
                           : 0x7f7f7f7fu;
@@ -196,9 +196,9 @@ struct thread_state {
   using Y = typename R::y_storage;
   using exact_warp = WarpReduce<Acc, WarpReduceAlgorithm::tensor_core_exact>;
   using chain_warp = WarpReduce<float, WarpReduceAlgorithm::tensor_core_chain>;
-  using share_warp = WarpReduce<Acc, E == engine_kind::tensor_core_exact
-                                         ? WarpReduceAlgorithm::tensor_core_exact
-                                         : WarpReduceAlgorithm::tensor_core_chain>;
+  using share_warp =
+      WarpReduce<Acc, E == engine_kind::tensor_core_exact ? WarpReduceAlgorithm::tensor_core_exact
+                                                          : WarpReduceAlgorithm::tensor_core_chain>;
 
   Acc acc;
   Acc tc; // tensor-core engines only
@@ -254,8 +254,8 @@ struct thread_state {
 // R: a reduction (above), passed its empty accumulator `fresh` (which may carry Reduce's op and
 // init). Threads: threads per block; Unroll: vectors per operand in flight; E: the engine.
 template <class R, int Threads, int Unroll, engine_kind E>
-__global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
-                                                         typename R::accumulator fresh) {
+__global__ void __launch_bounds__(Threads)
+    reduce_kernel(kernel_params p, typename R::accumulator fresh) {
   using Acc = typename R::accumulator;
   using P = typename Acc::partial_type;
   using C = typename Acc::compact_type;
@@ -264,7 +264,8 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
   constexpr int V = R::vector_items;
   constexpr bool has_compact = !std::is_void_v<C>;
   // Warp totals combined by one warp: shared memory of one partial per warp, whatever its size.
-  using BlockP = BlockReduce<P, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
+  using BlockP =
+      BlockReduce<P, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   using BlockC = BlockReduce<std::conditional_t<has_compact, C, P>, Threads,
                              BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   __shared__ union {
@@ -365,7 +366,8 @@ __global__ void __launch_bounds__(Threads) reduce_kernel(kernel_params p,
   const P block_total = combine(r_state.partial());
   if (gridDim.x == 1) {
     if (threadIdx.x == 0)
-      *g_out = p.n == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(block_total);
+      *g_out =
+          p.n == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(block_total);
     return;
   }
 

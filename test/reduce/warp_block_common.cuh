@@ -358,7 +358,7 @@ void check_specials() {
   }
   if (tile >= 2)
     CHECK(std::isnan(res[2])); // inf - inf
-  CHECK(std::isnan(res[4])); // NaN
+  CHECK(std::isnan(res[4]));   // NaN
   // All -0: IEEE summation gives -0, and so does the shuffle tree; a tensor-core sum may give +0
   // (reduce/warp.cuh). Mixed signs: +0 everywhere.
   CHECK(res[6] == 0.0);
