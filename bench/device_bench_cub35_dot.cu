@@ -9,36 +9,18 @@ namespace {
 
 using namespace cub35;
 
-template <class In>
-cudaError_t dot_classic(void* temp, std::size_t& bytes, const call_args& a) {
-  using Out = result_t<In>;
-  const product_at<In> at{static_cast<const In*>(a.x), static_cast<const In*>(a.y)};
-  return with_offset(a.n, [&](auto n) {
-    return cub::DeviceReduce::TransformReduce(
-        temp, bytes, thrust::counting_iterator<std::int64_t>(0), static_cast<Out*>(a.out), n,
-        ::cuda::std::plus<Out>{}, at, Out(0), a.stream);
-  });
-}
-
-// The environment API (see sum_env in device_bench_cub35_sum.cu).
+// The environment API (see with_env in common/cub35_peer.cuh).
 template <class In, class Determinism>
 cudaError_t dot_env(void* temp, std::size_t& bytes, const call_args& a) {
-  if (temp == nullptr) {
-    bytes = 0;
-    return cudaSuccess;
-  }
   using Out = result_t<In>;
   const product_at<In> at{static_cast<const In*>(a.x), static_cast<const In*>(a.y)};
-  const auto env = make_env(a.stream, Determinism{});
-  try {
+  return with_env<Determinism>(temp, bytes, a.stream, [&](const auto& env) {
     return with_offset(a.n, [&](auto n) {
       return cub::DeviceReduce::TransformReduce(thrust::counting_iterator<std::int64_t>(0),
                                                 static_cast<Out*>(a.out), n,
                                                 ::cuda::std::plus<Out>{}, at, Out(0), env);
     });
-  } catch (const cuda_error&) {
-    return cudaErrorMemoryAllocation;
-  }
+  });
 }
 
 template <class In>
@@ -48,7 +30,7 @@ void add_for() {
   const std::string fn = "cub::DeviceReduce::TransformReduce of x[i] * y[i]";
   const std::string v = version_note();
   cases().push_back(make(op_kind::dot, t, "cub35", fn + ", two-phase, default determinism" + v,
-                         &dot_classic<In>));
+                         &cub_peer::dot<In>));
   cases().push_back(make(op_kind::dot, t, "cub35.not_guaranteed",
                          fn + ", env: require(determinism::not_guaranteed)" + v,
                          &dot_env<In, det::not_guaranteed_t>));

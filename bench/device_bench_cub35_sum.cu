@@ -9,35 +9,13 @@ namespace {
 
 using namespace cub35;
 
-// The classic two-phase API, default determinism.
-template <class In>
-cudaError_t sum_classic(void* temp, std::size_t& bytes, const call_args& a) {
-  using Out = result_t<In>;
-  const auto* x = static_cast<const In*>(a.x);
-  auto* out = static_cast<Out*>(a.out);
-  return with_offset(a.n, [&](auto n) {
-    if constexpr (std::is_same_v<In, Out>) {
-      return cub::DeviceReduce::Sum(temp, bytes, x, out, n, a.stream);
-    } else {
-      return cub::DeviceReduce::TransformReduce(temp, bytes, x, out, n, ::cuda::std::plus<Out>{},
-                                                widen_op<In>{}, Out(0), a.stream);
-    }
-  });
-}
-
-// The environment API: the size query asks for nothing (the environment's resource provides the
-// storage), the call enqueues the reduction on a.stream.
+// The environment API (see with_env in common/cub35_peer.cuh).
 template <class In, class Determinism>
 cudaError_t sum_env(void* temp, std::size_t& bytes, const call_args& a) {
-  if (temp == nullptr) {
-    bytes = 0;
-    return cudaSuccess;
-  }
   using Out = result_t<In>;
   const auto* x = static_cast<const In*>(a.x);
   auto* out = static_cast<Out*>(a.out);
-  const auto env = make_env(a.stream, Determinism{});
-  try {
+  return with_env<Determinism>(temp, bytes, a.stream, [&](const auto& env) {
     return with_offset(a.n, [&](auto n) {
       if constexpr (std::is_same_v<In, Out>) {
         return cub::DeviceReduce::Sum(x, out, n, env);
@@ -46,9 +24,7 @@ cudaError_t sum_env(void* temp, std::size_t& bytes, const call_args& a) {
                                                   widen_op<In>{}, Out(0), env);
       }
     });
-  } catch (const cuda_error&) {
-    return cudaErrorMemoryAllocation;
-  }
+  });
 }
 
 template <class In>
@@ -59,8 +35,10 @@ void add_for() {
                              ? "cub::DeviceReduce::Sum"
                              : "cub::DeviceReduce::TransformReduce, widen to f32, plus<float>";
   const std::string v = version_note();
+  // The classic two-phase API, default determinism: the same call as CUB 3.0.1's peer,
+  // compiled against CCCL 3.5.
   cases().push_back(make(op_kind::sum, t, "cub35", fn + ", two-phase, default determinism" + v,
-                         &sum_classic<In>));
+                         &cub_peer::sum<In>));
   cases().push_back(make(op_kind::sum, t, "cub35.not_guaranteed",
                          fn + ", env: require(determinism::not_guaranteed)" + v,
                          &sum_env<In, det::not_guaranteed_t>));

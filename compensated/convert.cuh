@@ -107,31 +107,42 @@ TCR_HD void widen_all(const T (&x)[N], To (&f)[N]) {
   }
 }
 
-// magnitudes(x): |x_i| for every element, by clearing the sign bits (NaN stays NaN). One
-// logical operation per 32-bit word for every floating-point input type.
+namespace detail {
+
+// Word w (0, 1, ...) of packed T values with every sign bit cleared: AND it in to get |x|.
+template <class T>
+TCR_HD constexpr std::uint32_t magnitude_mask(int w) {
+  return sizeof(T) == 8   ? (w % 2 == 0 ? 0xffffffffu : 0x7fffffffu)
+         : sizeof(T) == 4 ? 0x7fffffffu
+         : sizeof(T) == 2 ? 0x7fff7fffu
+                          : 0x7f7f7f7fu;
+}
+
+// Clears the sign bits of the T values packed in w (one logical operation per word).
+template <class T, int W>
+TCR_HD void clear_signs(std::uint32_t (&w)[W]) {
+  TCR_UNROLL
+  for (int i = 0; i < W; ++i)
+    w[i] &= magnitude_mask<T>(i);
+}
+
+} // namespace detail
+
+// magnitudes(x): |x_i| for every element, by clearing the sign bits (NaN stays NaN).
 template <class T, int N>
 TCR_HD void magnitudes(T (&x)[N]) {
   static_assert(is_input_type_v<T>, "tcr::magnitudes: a floating-point input type");
-  constexpr int bits = 8 * sizeof(T);
-  constexpr std::uint64_t magnitude =
-      ~(std::uint64_t(1) << (bits - 1)) &
-      (bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1);
-  if constexpr ((sizeof(T) * N) % 4 == 0 && sizeof(T) <= 4) {
-    std::uint32_t mask = 0;
-    for (int i = 0; i < 4 / static_cast<int>(sizeof(T)); ++i)
-      mask |= static_cast<std::uint32_t>(magnitude) << (bits * i);
+  if constexpr ((sizeof(T) * N) % 4 == 0) {
     std::uint32_t w[sizeof(T) * N / 4];
     std::memcpy(w, x, sizeof w);
-    TCR_UNROLL
-    for (int i = 0; i < static_cast<int>(sizeof w / 4); ++i)
-      w[i] &= mask;
+    detail::clear_signs<T>(w);
     std::memcpy(x, w, sizeof w);
-  } else {
+  } else { // 8- and 16-bit values, an odd count: one at a time
     TCR_UNROLL
     for (int i = 0; i < N; ++i) {
-      std::uint64_t b = 0;
+      std::uint32_t b = 0;
       std::memcpy(&b, &x[i], sizeof(T));
-      b &= magnitude;
+      b &= detail::magnitude_mask<T>(0);
       std::memcpy(&x[i], &b, sizeof(T));
     }
   }

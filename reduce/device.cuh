@@ -195,46 +195,53 @@ std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
 
 inline constexpr int max_devices = 64;
 
-// Blocks of this kernel that fit the device at once (SMs x occupancy), cached per kernel and
-// device.
-template <auto Kernel, int Threads>
-int resident_blocks(int device) {
-  static std::atomic<int> cache[max_devices] = {};
-  if (device >= 0 && device < max_devices) {
+// compute() for this device, cached in cache (one slot per device, 0 = not known yet). compute
+// returns a positive value, or 0 where its query failed: that answer is not cached and the
+// caller's fallback is returned instead.
+template <class Compute>
+int per_device(std::atomic<int> (&cache)[max_devices], int device, int fallback,
+               Compute&& compute) {
+  const bool slot = device >= 0 && device < max_devices;
+  if (slot) {
     const int cached = cache[device].load(std::memory_order_relaxed);
     if (cached > 0)
       return cached;
   }
-  int sms = 0;
-  int per_sm = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0) != cudaSuccess) {
-    return 1; // correct, only slow; the launch reports any real error
-  }
-  int blocks = sms * (per_sm > 0 ? per_sm : 1);
-  if (blocks > max_grid)
-    blocks = max_grid;
-  if (device >= 0 && device < max_devices)
-    cache[device].store(blocks, std::memory_order_relaxed);
-  return blocks;
+  const int value = compute();
+  if (value <= 0)
+    return fallback;
+  if (slot)
+    cache[device].store(value, std::memory_order_relaxed);
+  return value;
+}
+
+// Blocks of this kernel that fit the device at once (SMs x occupancy), cached per kernel and
+// device; 1 where the queries fail (correct, only slow; the launch reports any real error).
+template <auto Kernel, int Threads>
+int resident_blocks(int device) {
+  static std::atomic<int> cache[max_devices] = {};
+  return per_device(cache, device, 1, [&] {
+    int sms = 0;
+    int per_sm = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0) != cudaSuccess)
+      return 0;
+    const int blocks = sms * (per_sm > 0 ? per_sm : 1);
+    return blocks < max_grid ? blocks : max_grid;
+  });
 }
 
 // Whether the device has the m16n8k16 MMAs of the tensor-core engines (compute capability 8.0
 // or newer), cached per device. A failed query counts as no (the CUDA cores always work).
 inline bool has_tensor_cores(int device) {
-  static std::atomic<int> cache[max_devices] = {}; // 0 unknown, 1 no, 2 yes
-  if (device >= 0 && device < max_devices) {
-    const int cached = cache[device].load(std::memory_order_relaxed);
-    if (cached > 0)
-      return cached == 2;
-  }
-  int major = 0;
-  const bool yes =
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-      major >= 8;
-  if (device >= 0 && device < max_devices)
-    cache[device].store(yes ? 2 : 1, std::memory_order_relaxed);
-  return yes;
+  static std::atomic<int> cache[max_devices] = {}; // 1 no, 2 yes
+  return per_device(cache, device, 1, [&] {
+           int major = 0;
+           if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
+               cudaSuccess)
+             return 0;
+           return major >= 8 ? 2 : 1;
+         }) == 2;
 }
 
 inline unsigned long long arrival_key(std::uintptr_t storage, int grid) {
@@ -356,28 +363,28 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const X* 
   constexpr bool exact_tc = is_fp8_v<X> && sum_like; // exact MMAs: any accuracy mode
   constexpr bool chain_tc =
       (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
-  const bool fast = options.accuracy == Accuracy::fast;
+  // A tensor-core path exists for this operation and type in this mode: fp8 sums (exact MMAs,
+  // any mode), half / bfloat16 sums in Accuracy::fast (their MMAs round).
+  const bool tc_path = exact_tc || (chain_tc && options.accuracy == Accuracy::fast);
   constexpr launch_plan plan = plan_for<Op, R>();
-  bool want_tc = options.engine == Engine::tensor_core ||
-                 (options.engine == Engine::automatic && n >= plan.tensor_core_from);
-  if constexpr (exact_tc || chain_tc) {
-    // A GPU without the MMAs: automatic falls back to the CUDA cores, tensor_core says so. (The
-    // size query needs no device: both engines need the same temporary storage.)
-    if (want_tc && d_temp_storage != nullptr && (!chain_tc || fast)) {
-      int device = 0;
-      if (cudaGetDevice(&device) != cudaSuccess || !has_tensor_cores(device)) {
-        if (options.engine == Engine::tensor_core)
-          return cudaErrorNotSupported;
-        want_tc = false;
-      }
+  bool use_tc = tc_path && (options.engine == Engine::tensor_core ||
+                            (options.engine == Engine::automatic && n >= plan.tensor_core_from));
+  // A GPU without the MMAs: automatic falls back to the CUDA cores, tensor_core says so. (The
+  // size query needs no device: both engines need the same temporary storage.)
+  if (use_tc && d_temp_storage != nullptr) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || !has_tensor_cores(device)) {
+      if (options.engine == Engine::tensor_core)
+        return cudaErrorNotSupported;
+      use_tc = false;
     }
   }
   if constexpr (exact_tc) {
-    if (want_tc)
+    if (use_tc)
       return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, x, y,
                                                            out, n, stream, fresh);
   } else if constexpr (chain_tc) {
-    if (want_tc && fast)
+    if (use_tc)
       return launch<Op, R, engine_kind::tensor_core_chain>(d_temp_storage, temp_storage_bytes, x, y,
                                                            out, n, stream, fresh);
   }

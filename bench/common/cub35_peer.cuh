@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include "common/cub_peer.cuh"
 #include "common/harness.hpp"
 #include "common/peer_ops.hpp"
 #include "common/registry.hpp"
@@ -93,6 +94,23 @@ auto make_env(cudaStream_t stream, Determinism d) {
   return ex::env{::cuda::execution::require(d),
                  ex::prop{::cuda::get_stream, ::cuda::stream_ref{stream}},
                  ex::prop{::cuda::mr::get_memory_resource, reuse_resource{}}};
+}
+
+// A call through the environment API: the size query asks for nothing (the environment's
+// resource provides the storage); call(env) enqueues the reduction on stream. A failed
+// allocation of the resource comes back as cudaErrorMemoryAllocation.
+template <class Determinism, class Call>
+cudaError_t with_env(void* temp, std::size_t& bytes, cudaStream_t stream, Call&& call) {
+  if (temp == nullptr) {
+    bytes = 0;
+    return cudaSuccess;
+  }
+  const auto env = make_env(stream, Determinism{});
+  try {
+    return call(env);
+  } catch (const cuda_error&) {
+    return cudaErrorMemoryAllocation;
+  }
 }
 
 inline bench_case make(op_kind op, dtype t, const std::string& method, const std::string& note,

@@ -93,15 +93,6 @@ struct raw<1> {
   using type = unsigned char;
 };
 
-// The 32-bit word w of a vector of T with every sign bit cleared (|x| for floating-point T).
-template <class T>
-__device__ __forceinline__ constexpr unsigned magnitude_mask(int w) {
-  return sizeof(T) == 8   ? (w % 2 == 0 ? 0xffffffffu : 0x7fffffffu)
-         : sizeof(T) == 4 ? 0x7fffffffu
-         : sizeof(T) == 2 ? 0x7fff7fffu
-                          : 0x7f7f7f7fu;
-}
-
 // Loads N elements at p (aligned to N elements) into r[0, N); Magnitudes: their absolute values
 // (the sign bits cleared in the loaded words, one logical operation per word).
 template <int N, bool Magnitudes, class T>
@@ -111,11 +102,9 @@ __device__ __forceinline__ void load_vec(const T* p, T* r) {
   R v = __ldg(reinterpret_cast<const R*>(p));
   if constexpr (Magnitudes) {
     static_assert(sizeof(R) % 4 == 0, "magnitudes of whole 32-bit words");
-    unsigned w[sizeof(R) / 4];
+    std::uint32_t w[sizeof(R) / 4];
     std::memcpy(w, &v, sizeof v);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(R) / 4); ++i)
-      w[i] &= magnitude_mask<T>(i);
+    clear_signs<T>(w);
     std::memcpy(&v, w, sizeof v);
   }
   std::memcpy(r, &v, sizeof v);
