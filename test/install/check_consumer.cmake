@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Configures (and builds and runs) test/install/consumer, an outside project, in one of the ways a
-# user gets tcr. Variables: MODE (package, subdirectory, fetchcontent, parent_cache), TCR_SOURCE_DIR,
-# CONSUMER_DIR, WORK_DIR, GENERATOR, CUDA_COMPILER, CXX_COMPILER.
+# user gets tcr. Variables: MODE (package, subdirectory, fetchcontent, fetchcontent_url,
+# parent_cache), TCR_SOURCE_DIR, CONSUMER_DIR, WORK_DIR, GENERATOR, CUDA_COMPILER, CXX_COMPILER.
 #   package       configures tcr alone with every test dependency disabled, installs it into a
 #                 scratch prefix, checks the installed layout, then builds the consumer against
 #                 it with find_package(tcr)
 #   subdirectory, fetchcontent
 #                 the consumer takes tcr from the source tree
+#   fetchcontent_url
+#                 packs the library's files (below) into a tarball with one top-level folder, as a
+#                 release archive has, and the consumer takes tcr from it with FetchContent_Declare(
+#                 URL file://... URL_HASH SHA256=...): tcr builds from what it ships, without the
+#                 source tree, its build folders or its tests
 #   parent_cache  the consumer (C++ only, no architectures, no build type) adds tcr as a
 #                 subdirectory; configured only: tcr must leave its cache alone
 # Each consumer build is one .cu file for sm_90 (parent_cache: no build).
@@ -49,6 +54,26 @@ if(MODE STREQUAL "package")
                         "'${unprefixed}'")
   endif()
   list(APPEND consumer_args "-DCMAKE_PREFIX_PATH=${prefix}")
+elseif(MODE STREQUAL "fetchcontent_url")
+  # What a subproject tcr needs (TCR_BUILD_TESTS, _BENCHMARKS and _EXAMPLES are off there): the
+  # top-level CMakeLists.txt, cmake/, the headers, and the files install() names.
+  set(top_files CMakeLists.txt LICENSE CHANGELOG.md README.md tcr.cuh version.cuh)
+  set(top_dirs cmake compensated mma reduce)
+  set(stage "${WORK_DIR}/stage/tcr-src")
+  foreach(f IN LISTS top_files)
+    file(COPY "${TCR_SOURCE_DIR}/${f}" DESTINATION "${stage}")
+  endforeach()
+  foreach(d IN LISTS top_dirs)
+    file(COPY "${TCR_SOURCE_DIR}/${d}" DESTINATION "${stage}")
+  endforeach()
+  set(tarball "${WORK_DIR}/tcr-src.tar.gz")
+  run("packing ${tarball}" "${CMAKE_COMMAND}" -E chdir "${WORK_DIR}/stage"
+    "${CMAKE_COMMAND}" -E tar czf "${tarball}" tcr-src)
+  file(SHA256 "${tarball}" hash)
+  file(GLOB_RECURSE packed RELATIVE "${stage}" "${stage}/*")
+  list(LENGTH packed packed_count)
+  message(STATUS "packed ${packed_count} files into ${tarball} (SHA256 ${hash})")
+  list(APPEND consumer_args "-DTCR_URL=file://${tarball}" "-DTCR_URL_HASH=SHA256=${hash}")
 else()
   list(APPEND consumer_args "-DTCR_SOURCE_DIR=${TCR_SOURCE_DIR}")
 endif()
