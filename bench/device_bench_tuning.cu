@@ -35,8 +35,10 @@ void add_variant(op_kind op) {
   c.method = std::string(wider ? "tune64" : "tune") + ".u" + std::to_string(U);
   c.note = "tcr compensated, CUDA cores, " + std::to_string(U) + " vectors in flight";
   c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    const auto* x = static_cast<const In*>(a.x);
+    const auto* y = static_cast<const In*>(Op == dk::op_kind::dot ? a.y : a.x);
     return dk::launch<Op, R, dk::engine_kind::cuda_core, plan_with_unroll<Op, R, U>>(
-        temp, bytes, a.x, Op == dk::op_kind::dot ? a.y : nullptr, a.out, a.n, a.stream,
+        temp, bytes, dk::params_for<R>(x, y, static_cast<Out*>(a.out), a.n), a.stream,
         typename R::accumulator{});
   };
   cases().push_back(std::move(c));

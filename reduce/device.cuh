@@ -77,6 +77,9 @@
 #include <type_traits>
 #include "../compensated/reductions.cuh"
 #include "detail/device_kernel.cuh"
+#include "detail/extrema.cuh"
+#include "detail/sources.cuh"
+#include "key_value_pair.cuh"
 #include "warp.cuh"
 
 namespace tcr {
@@ -123,8 +126,10 @@ template <class Out>
 inline constexpr bool is_double_result_v = std::is_same_v<Out, double> || std::is_same_v<Out, dd>;
 
 // The accumulator of each operation: float-result machinery, or double-result machinery where
-// any operand or the result is double.
-template <op_kind Op, class X, class Y, class Out>
+// any operand or the result is double. XS, YS: the sources (pointers by default), OutIt: where
+// the result goes.
+template <op_kind Op, class X, class Y, class Out, class XS = const X*, class YS = const Y*,
+          class OutIt = Out*>
 struct reduction_for {
   static constexpr bool double_result =
       std::is_same_v<X, double> || std::is_same_v<Y, double> || is_double_result_v<Out>;
@@ -133,8 +138,9 @@ struct reduction_for {
       std::conditional_t<Op == op_kind::dot, dot_accumulator<machinery>,
                          std::conditional_t<Op == op_kind::nrm2, nrm2_accumulator<machinery>,
                                             sum_accumulator<machinery>>>;
-  using type = reduction<accumulator, X, std::conditional_t<Op == op_kind::dot, Y, void>, Out,
-                         Op == op_kind::asum>;
+  static constexpr bool binary = Op == op_kind::dot;
+  using type = reduction<accumulator, X, std::conditional_t<binary, Y, void>, Out,
+                         Op == op_kind::asum, XS, std::conditional_t<binary, YS, const X*>, OutIt>;
 };
 
 // The launch plan of one reduction. Chosen by measurement on the H200 with tcr_tuning_bench
@@ -253,15 +259,10 @@ inline unsigned long long arrival_key(std::uintptr_t storage, int grid) {
   return z << 16; // 48-bit key, count bits clear
 }
 
-template <class T>
-bool aligned_to_element(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
-}
-
 // The vector region: it starts where the wider operand is 16-byte aligned; the narrower one must
 // then be aligned to its own vector size, else every element goes through the scalar loop.
 template <class R>
-void split_vector_region(kernel_params& p) {
+void split_vector_region(kernel_params<R>& p) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
   constexpr int V = R::vector_items;
@@ -270,13 +271,15 @@ void split_vector_region(kernel_params& p) {
   if constexpr (V > 1) {
     constexpr int eb = R::elem_bytes;
     const bool x_wider = sizeof(X) >= sizeof(Y);
-    const std::uintptr_t a_wider = reinterpret_cast<std::uintptr_t>(x_wider ? p.x : p.y);
+    const std::uintptr_t a_x = reinterpret_cast<std::uintptr_t>(p.x);
+    const std::uintptr_t a_y = reinterpret_cast<std::uintptr_t>(p.y);
+    const std::uintptr_t a_wider = x_wider ? a_x : a_y;
     std::int64_t head = static_cast<std::int64_t>(((16 - a_wider % 16) % 16) / eb);
     if (head > p.n)
       head = p.n;
     bool ok = true;
     if constexpr (R::binary) {
-      const std::uintptr_t a_narrower = reinterpret_cast<std::uintptr_t>(x_wider ? p.y : p.x);
+      const std::uintptr_t a_narrower = x_wider ? a_y : a_x;
       const std::size_t narrower_bytes = x_wider ? sizeof(Y) : sizeof(X);
       ok = (a_narrower + head * narrower_bytes) % (V * narrower_bytes) == 0;
     }
@@ -287,33 +290,41 @@ void split_vector_region(kernel_params& p) {
   }
 }
 
-// Size query, checks, the plan and the launch of reduction R with engine E.
+// The kernel's parameters for sources x, y (y unused when R is unary) and output out.
+template <class R, class XS, class YS, class OutIt>
+kernel_params<R> params_for(const XS& x, const YS& y, const OutIt& out, std::int64_t n) {
+  kernel_params<R> p{};
+  p.x = x;
+  if constexpr (R::binary)
+    p.y = y;
+  else if constexpr (std::is_same_v<XS, typename R::y_source>)
+    p.y = x; // a placeholder, never read
+  p.out = out;
+  p.n = n;
+  return p;
+}
+
+// Size query, checks, the plan and the launch of reduction R with engine E on p (its sources,
+// output and n set).
 template <op_kind Op, class R, engine_kind E, class Plan = default_plan<Op, R>>
-cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, const void* x,
-                   const void* y, void* out, std::int64_t n, cudaStream_t stream,
-                   const typename R::accumulator& fresh) {
-  using X = typename R::x_type;
-  using Y = typename R::y_storage;
+cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel_params<R> p,
+                   cudaStream_t stream, const typename R::accumulator& fresh) {
   using P = typename R::accumulator::partial_type;
   constexpr int eb = R::elem_bytes;
+  const std::int64_t n = p.n;
 
   const std::size_t needed = temp_bytes_for<P>(n, eb);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
   }
-  if (n < 0 || out == nullptr || temp_storage_bytes < needed)
+  if (n < 0 || null_source(p.out) || misaligned_source(p.out) || temp_storage_bytes < needed)
     return cudaErrorInvalidValue;
-  if (n > 0 && (x == nullptr || (R::binary && y == nullptr)))
+  if (n > 0 && (null_source(p.x) || (R::binary && null_source(p.y))))
     return cudaErrorInvalidValue;
-  if (n > 0 && (!aligned_to_element<X>(x) || (R::binary && !aligned_to_element<Y>(y))))
+  if (n > 0 && (misaligned_source(p.x) || (R::binary && misaligned_source(p.y))))
     return cudaErrorInvalidValue;
 
-  kernel_params p{};
-  p.x = x;
-  p.y = y;
-  p.n = n;
-  p.out = out;
   split_vector_region<R>(p);
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
@@ -349,20 +360,60 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, const 
   return cudaPeekAtLastError();
 }
 
-// Sum, Asum, Dot, Nrm2: the accumulator, the engine (options and plan), the launch.
-template <op_kind Op, class X, class Y, class Out>
-cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const X* x, const Y* y,
-                Out* out, std::int64_t n, cudaStream_t stream, ReduceOptions options) {
-  static_assert(is_input_type_v<X> && is_input_type_v<Y>,
-                "tcr::DeviceReduce: inputs must be e4m3, e5m2, half, bfloat16, float or double");
-  static_assert(is_result_type_v<Out>,
-                "tcr::DeviceReduce: the result must be float, double, tcr::df32 or tcr::dd");
-  using R = typename reduction_for<Op, X, Y, Out>::type;
+// Reduction R on the CUDA cores (the operations without a tensor-core path); y is not read when
+// R is unary.
+template <op_kind Op, class R, class XS, class YS, class OutIt>
+cudaError_t launch_cuda_cores(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& x,
+                              const YS& y, const OutIt& out, std::int64_t n, cudaStream_t stream,
+                              const typename R::accumulator& fresh) {
+  return launch<Op, R, engine_kind::cuda_core>(d_temp_storage, temp_storage_bytes,
+                                               params_for<R>(x, y, out, n), stream, fresh);
+}
+
+// Sum, Asum, Dot, Nrm2 of integers: exact (compensated/reductions.cuh, integer_sum_accumulator).
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
+cudaError_t run_integer(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
+                        const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
+                        ReduceOptions options) {
+  static_assert(Op != op_kind::nrm2,
+                "tcr::DeviceReduce::Nrm2: integer inputs are not supported (pass a transform "
+                "iterator that converts them to float or double)");
+  static_assert(Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4),
+                "tcr::DeviceReduce::Dot of integers: both operands integers of at most 32 bits");
+  static_assert(is_result_type_v<Out> || is_integer_input_v<Out>,
+                "tcr::DeviceReduce: the result of an integer reduction must be an integer, float, "
+                "double, __half, __nv_bfloat16, tcr::df32 or tcr::dd");
+  constexpr bool ok =
+      Op != op_kind::nrm2 &&
+      (Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4)) &&
+      (is_result_type_v<Out> || is_integer_input_v<Out>);
+  if constexpr (!ok) {
+    return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
+  } else {
+    if (options.engine == Engine::tensor_core)
+      return cudaErrorNotSupported;
+    using Acc = integer_sum_accumulator<Op == op_kind::asum>;
+    constexpr bool binary = Op == op_kind::dot;
+    using R = reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, false, XS,
+                        std::conditional_t<binary, YS, const X*>, OutIt>;
+    return launch_cuda_cores<Op, R>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                    Acc{});
+  }
+}
+
+// Sum, Asum, Dot, Nrm2 of the floating-point input types.
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
+cudaError_t run_floating(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
+                         const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
+                         ReduceOptions options) {
+  using R = typename reduction_for<Op, X, Y, Out, XS, YS, OutIt>::type;
   const typename R::accumulator fresh{};
+  const kernel_params<R> p = params_for<R>(xs, ys, out, n);
   constexpr bool sum_like = Op == op_kind::sum || Op == op_kind::asum;
-  constexpr bool exact_tc = is_fp8_v<X> && sum_like; // exact MMAs: any accuracy mode
+  // The tensor-core engines work on the vector path (inputs through pointers).
+  constexpr bool exact_tc = R::vectorised && is_fp8_v<X> && sum_like; // exact MMAs: any mode
   constexpr bool chain_tc =
-      (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
+      R::vectorised && (std::is_same_v<X, __half> || std::is_same_v<X, __nv_bfloat16>)&&sum_like;
   // A tensor-core path exists for this operation and type in this mode: fp8 sums (exact MMAs,
   // any mode), half / bfloat16 sums in Accuracy::fast (their MMAs round).
   const bool tc_path = exact_tc || (chain_tc && options.accuracy == Accuracy::fast);
@@ -381,17 +432,47 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const X* 
   }
   if constexpr (exact_tc) {
     if (use_tc)
-      return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, x, y,
-                                                           out, n, stream, fresh);
+      return launch<Op, R, engine_kind::tensor_core_exact>(d_temp_storage, temp_storage_bytes, p,
+                                                           stream, fresh);
   } else if constexpr (chain_tc) {
     if (use_tc)
-      return launch<Op, R, engine_kind::tensor_core_chain>(d_temp_storage, temp_storage_bytes, x, y,
-                                                           out, n, stream, fresh);
+      return launch<Op, R, engine_kind::tensor_core_chain>(d_temp_storage, temp_storage_bytes, p,
+                                                           stream, fresh);
   }
   if (options.engine == Engine::tensor_core)
     return cudaErrorNotSupported; // no tensor-core path in this mode (their MMAs round)
-  return launch<Op, R, engine_kind::cuda_core>(d_temp_storage, temp_storage_bytes, x, y, out, n,
-                                               stream, fresh);
+  return launch<Op, R, engine_kind::cuda_core>(d_temp_storage, temp_storage_bytes, p, stream,
+                                               fresh);
+}
+
+// Sum, Asum, Dot, Nrm2: the accumulator, the engine (options and plan), the launch. x, y: input
+// iterators (y = x when unary), out: an output iterator.
+template <op_kind Op, class XIt, class YIt, class OutIt>
+cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt& x, const YIt& y,
+                const OutIt& out, std::int64_t n, cudaStream_t stream, ReduceOptions options) {
+  using X = it_value_t<XIt>;
+  using Y = it_value_t<YIt>;
+  using Out = out_value_t<OutIt, X>;
+  const auto xs = source_of(x);
+  const auto ys = source_of(y);
+  using XS = std::remove_const_t<decltype(xs)>;
+  using YS = std::remove_const_t<decltype(ys)>;
+  if constexpr (is_integer_input_v<X>) {
+    return run_integer<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                      options);
+  } else {
+    static_assert(is_input_type_v<X> && is_input_type_v<Y>,
+                  "tcr::DeviceReduce: the inputs' value types must be e4m3, e5m2, half, bfloat16, "
+                  "float, double or an integer type (use Reduce or TransformReduce for others)");
+    static_assert(is_result_type_v<Out>,
+                  "tcr::DeviceReduce: the result must be float, double, __half, __nv_bfloat16, "
+                  "tcr::df32 or tcr::dd");
+    if constexpr (!(is_input_type_v<X> && is_input_type_v<Y> && is_result_type_v<Out>))
+      return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
+    else
+      return run_floating<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                         options);
+  }
 }
 
 // Single-call form: size query, stream-ordered allocation, the call, stream-ordered free. The
@@ -429,21 +510,81 @@ std::int64_t items_of(NumItemsT n) {
     return static_cast<std::int64_t>(n);
 }
 
+// Extrema: Min / Max (Arg: ArgMin / ArgMax) with CUB's rules (reduce/detail/extrema.cuh).
+template <bool Arg, bool Max, class InputIt, class OutIt, class Out>
+cudaError_t run_extremum(void* d_temp_storage, std::size_t& temp_storage_bytes, const InputIt& in,
+                         const OutIt& out, std::int64_t n, cudaStream_t stream) {
+  using T = it_value_t<InputIt>;
+  const auto xs = source_of(in);
+  using XS = std::remove_const_t<decltype(xs)>;
+  static_assert(has_extremum_rules_v<T>,
+                "tcr::DeviceReduce::Min / Max / ArgMin / ArgMax: the value type needs operator< "
+                "and std::numeric_limits (for the result of an empty input)");
+  if constexpr (!has_extremum_rules_v<T>) {
+    return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
+  } else if constexpr (Arg) {
+    using Acc = arg_extremum_accumulator<T, Max>;
+    using S = indexed_source<XS, T>;
+    using R =
+        reduction<Acc, typename Acc::pair, void, Out, false, S, const typename Acc::pair*, OutIt>;
+    return launch_cuda_cores<op_kind::reduce, R>(d_temp_storage, temp_storage_bytes, S{xs}, xs, out,
+                                                 n, stream, Acc{});
+  } else {
+    using Acc = extremum_accumulator<T, Max>;
+    using R = reduction<Acc, T, void, Out, false, XS, const T*, OutIt>;
+    return launch_cuda_cores<op_kind::reduce, R>(d_temp_storage, temp_storage_bytes, xs, xs, out, n,
+                                                 stream, Acc{});
+  }
+}
+
+// Reduce and TransformReduce: source xs (its elements of type X), op and init.
+template <class X, class XS, class OutIt, class Op, class Init>
+cudaError_t run_reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
+                       const OutIt& out, std::int64_t n, Op op, const Init& init,
+                       cudaStream_t stream) {
+  using Out = out_value_t<OutIt, Init>;
+  static_assert(std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
+                "tcr::DeviceReduce::Reduce: the result type must be trivially copyable and "
+                "default-constructible");
+  static_assert(std::is_trivially_copyable_v<Op>,
+                "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
+  constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
+  static_assert(binary_op, "tcr::DeviceReduce::Reduce: op must take two values of the result "
+                           "type and return one (a binary operator such as "
+                           "cuda::std::plus<T> or cuda::maximum<T>)");
+  if constexpr (binary_op) {
+    using Acc = reduce_accumulator<Out, Op>;
+    using R = reduction<Acc, X, void, Out, false, XS, const X*, OutIt>;
+    const Acc fresh{op, static_cast<Out>(init)};
+    return launch_cuda_cores<op_kind::reduce, R>(d_temp_storage, temp_storage_bytes, xs, xs, out, n,
+                                                 stream, fresh);
+  } else {
+    return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
+  }
+}
+
 } // namespace device
 } // namespace detail
 
+// Every entry point takes CUB's arguments in CUB's order: d_in any random-access input iterator
+// (a pointer, thrust::device_ptr, a counting or transform iterator; pointers and pointer wrappers
+// with get() are read as 16-byte vectors, other iterators one element at a time), d_out a pointer
+// or an output iterator, num_items any integer type. The two-phase form (size query with
+// d_temp_storage == nullptr, then the call) and a single-call form that allocates its own
+// temporary storage on the stream.
 struct DeviceReduce {
-  // sum x_i. See the header comment for the bound.
-  template <class In, class Out, class NumItemsT>
-  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                         Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+  // sum x_i. See the header comment for the bound; integer inputs: the exact sum, converted once
+  // (integer results wrap modulo 2^bits, as CUB's integer sums).
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0,
                          ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::sum>(
         d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, detail::device::items_of(num_items),
         stream, options);
   }
-  template <class In, class Out, class NumItemsT>
-  static cudaError_t Sum(const In* d_in, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Sum(InputIt d_in, OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0,
                          ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Sum(t, b, d_in, d_out, num_items, stream, options);
@@ -451,33 +592,33 @@ struct DeviceReduce {
   }
 
   // sum |x_i|.
-  template <class In, class Out, class NumItemsT>
-  static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                          Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                          OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::asum>(
         d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, detail::device::items_of(num_items),
         stream, options);
   }
-  template <class In, class Out, class NumItemsT>
-  static cudaError_t Asum(const In* d_in, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
-                          ReduceOptions options = {}) {
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Asum(InputIt d_in, OutputIt d_out, NumItemsT num_items,
+                          cudaStream_t stream = 0, ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Asum(t, b, d_in, d_out, num_items, stream, options);
     });
   }
 
   // sqrt(sum x_i^2), without overflow or underflow for any finite input.
-  template <class In, class Out, class NumItemsT>
-  static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_x,
-                          Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_x,
+                          OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::nrm2>(
         d_temp_storage, temp_storage_bytes, d_x, d_x, d_out, detail::device::items_of(num_items),
         stream, options);
   }
-  template <class In, class Out, class NumItemsT>
-  static cudaError_t Nrm2(const In* d_x, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Nrm2(InputIt d_x, OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0,
                           ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Nrm2(t, b, d_x, d_out, num_items, stream, options);
@@ -485,16 +626,16 @@ struct DeviceReduce {
   }
 
   // sum x_i y_i.
-  template <class InX, class InY, class Out, class NumItemsT>
-  static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, const InX* d_x,
-                         const InY* d_y, Out* d_out, NumItemsT num_items, cudaStream_t stream = 0,
+  template <class InputItX, class InputItY, class OutputIt, class NumItemsT>
+  static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, InputItX d_x,
+                         InputItY d_y, OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0,
                          ReduceOptions options = {}) {
     return detail::device::run<detail::device::op_kind::dot>(
         d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, detail::device::items_of(num_items),
         stream, options);
   }
-  template <class InX, class InY, class Out, class NumItemsT>
-  static cudaError_t Dot(const InX* d_x, const InY* d_y, Out* d_out, NumItemsT num_items,
+  template <class InputItX, class InputItY, class OutputIt, class NumItemsT>
+  static cudaError_t Dot(InputItX d_x, InputItY d_y, OutputIt d_out, NumItemsT num_items,
                          cudaStream_t stream = 0, ReduceOptions options = {}) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
       return Dot(t, b, d_x, d_y, d_out, num_items, stream, options);
@@ -503,40 +644,114 @@ struct DeviceReduce {
 
   // init op x_0 op x_1 ... for an associative and commutative op (as CUB: threads take the
   // elements grid-strided; the combining order is fixed, so results are reproducible; no accuracy
-  // contract beyond op's own). Each x_i is converted to Out first; n = 0 writes init.
-  template <class In, class Out, class NumItemsT, class Op>
-  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
-                            Out* d_out, NumItemsT num_items, Op op,
-                            typename detail::device::nondeduced<Out>::type init,
+  // contract beyond op's own). The result type is d_out's value type (init's type where d_out
+  // names none); each x_i is converted to it first; n = 0 writes init.
+  template <class InputIt, class OutputIt, class NumItemsT, class ReductionOpT, class T>
+  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, NumItemsT num_items, ReductionOpT reduction_op, T init,
                             cudaStream_t stream = 0) {
-    static_assert(
-        std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
-        "tcr::DeviceReduce::Reduce: Out must be trivially copyable and default-constructible");
-    static_assert(std::is_trivially_copyable_v<Op>,
-                  "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
-    constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
-    static_assert(binary_op, "tcr::DeviceReduce::Reduce: op must take two values of the result "
-                             "type and return one (a binary operator such as "
-                             "cuda::std::plus<T> or cuda::maximum<T>)");
-    if constexpr (binary_op) {
-      using Acc = reduce_accumulator<Out, Op>;
-      using R = detail::device::reduction<Acc, In, void, Out, false>;
-      const Acc fresh{op, init};
-      return detail::device::launch<detail::device::op_kind::reduce, R,
-                                    detail::device::engine_kind::cuda_core>(
-          d_temp_storage, temp_storage_bytes, d_in, nullptr, d_out,
-          detail::device::items_of(num_items), stream, fresh);
-    } else {
-      return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
-    }
+    const auto xs = detail::device::source_of(d_in);
+    return detail::device::run_reduce<detail::device::it_value_t<InputIt>>(
+        d_temp_storage, temp_storage_bytes, xs, d_out, detail::device::items_of(num_items),
+        reduction_op, init, stream);
   }
-  template <class In, class Out, class NumItemsT, class Op>
-  static cudaError_t Reduce(const In* d_in, Out* d_out, NumItemsT num_items, Op op,
-                            typename detail::device::nondeduced<Out>::type init,
-                            cudaStream_t stream = 0) {
+  template <class InputIt, class OutputIt, class NumItemsT, class ReductionOpT, class T>
+  static cudaError_t Reduce(InputIt d_in, OutputIt d_out, NumItemsT num_items,
+                            ReductionOpT reduction_op, T init, cudaStream_t stream = 0) {
     return detail::device::with_temp_storage(stream, [&](void* t, std::size_t& b) {
-      return Reduce(t, b, d_in, d_out, num_items, op, init, stream);
+      return Reduce(t, b, d_in, d_out, num_items, reduction_op, init, stream);
     });
+  }
+
+  // init op f(x_0) op f(x_1) ... (transform_op f, device-callable, applied as each element is
+  // read); otherwise as Reduce. For a compensated sum of transformed values, pass a transform
+  // iterator to Sum instead.
+  template <class InputIt, class OutputIt, class ReductionOpT, class TransformOpT, class T,
+            class NumItemsT>
+  static cudaError_t TransformReduce(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                                     InputIt d_in, OutputIt d_out, NumItemsT num_items,
+                                     ReductionOpT reduction_op, TransformOpT transform_op, T init,
+                                     cudaStream_t stream = 0) {
+    static_assert(std::is_trivially_copyable_v<TransformOpT>,
+                  "tcr::DeviceReduce::TransformReduce: transform_op is passed to the kernel by "
+                  "value");
+    using V = detail::device::it_value_t<InputIt>;
+    using X = std::decay_t<std::invoke_result_t<const TransformOpT&, V>>;
+    const auto xs = detail::device::source_of(d_in);
+    using S = detail::device::transform_source<std::remove_const_t<decltype(xs)>, TransformOpT, X>;
+    return detail::device::run_reduce<X>(d_temp_storage, temp_storage_bytes, S{xs, transform_op},
+                                         d_out, detail::device::items_of(num_items), reduction_op,
+                                         init, stream);
+  }
+
+  // The least element by `<` (CUB's cuda::minimum rule; reduce/detail/extrema.cuh has the NaN
+  // and tie rules and the one difference from CUB); numeric_limits<T>::max() for n = 0.
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    using Out = detail::device::out_value_t<OutputIt, detail::device::it_value_t<InputIt>>;
+    return detail::device::run_extremum<false, false, InputIt, OutputIt, Out>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, detail::device::items_of(num_items),
+        stream);
+  }
+  // The greatest element; numeric_limits<T>::lowest() for n = 0.
+  template <class InputIt, class OutputIt, class NumItemsT>
+  static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    using Out = detail::device::out_value_t<OutputIt, detail::device::it_value_t<InputIt>>;
+    return detail::device::run_extremum<false, true, InputIt, OutputIt, Out>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, detail::device::items_of(num_items),
+        stream);
+  }
+
+  // The first least element and its index (ties: the smallest index), written to d_min_out and
+  // d_index_out; n = 0 writes numeric_limits<T>::max() and index 1, as CUB.
+  template <class InputIt, class ExtremumOutIt, class IndexOutIt>
+  static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            ExtremumOutIt d_min_out, IndexOutIt d_index_out, std::int64_t num_items,
+                            cudaStream_t stream = 0) {
+    return arg<false>(d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items,
+                      stream);
+  }
+  // The same, written as one KeyValuePair<int, T> {index, value} (CUB's older overload).
+  template <class InputIt, class OutputIt>
+  static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, int num_items, cudaStream_t stream = 0) {
+    return arg_pair<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
+  }
+  // The first greatest element and its index; n = 0 writes numeric_limits<T>::lowest(), index 1.
+  template <class InputIt, class ExtremumOutIt, class IndexOutIt>
+  static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            ExtremumOutIt d_max_out, IndexOutIt d_index_out, std::int64_t num_items,
+                            cudaStream_t stream = 0) {
+    return arg<true>(d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items,
+                     stream);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, int num_items, cudaStream_t stream = 0) {
+    return arg_pair<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
+  }
+
+private:
+  template <bool Max, class InputIt, class ExtremumOutIt, class IndexOutIt>
+  static cudaError_t arg(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         ExtremumOutIt d_extremum_out, IndexOutIt d_index_out,
+                         std::int64_t num_items, cudaStream_t stream) {
+    using T = detail::device::it_value_t<InputIt>;
+    using E = detail::device::out_value_t<ExtremumOutIt, T>;
+    using OutIt = detail::device::paired_output<ExtremumOutIt, IndexOutIt>;
+    return detail::device::run_extremum<true, Max, InputIt, OutIt, KeyValuePair<std::int64_t, E>>(
+        d_temp_storage, temp_storage_bytes, d_in, OutIt{d_extremum_out, d_index_out}, num_items,
+        stream);
+  }
+  template <bool Max, class InputIt, class OutputIt>
+  static cudaError_t arg_pair(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                              OutputIt d_out, int num_items, cudaStream_t stream) {
+    using T = detail::device::it_value_t<InputIt>;
+    using Out = detail::device::out_value_t<OutputIt, KeyValuePair<int, T>>;
+    return detail::device::run_extremum<true, Max, InputIt, OutputIt, Out>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
   }
 };
 

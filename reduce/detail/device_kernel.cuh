@@ -44,6 +44,12 @@ inline constexpr std::int64_t bytes_per_block = 16384; // of input, at least, pe
 inline constexpr std::size_t header_bytes = 256;       // arrival word, padded
 inline constexpr std::size_t storage_align = 256;
 
+// Element types loaded as 16-byte vectors from a pointer: the floating-point input types and
+// the integers.
+template <class T>
+inline constexpr bool is_vector_element_v = is_input_type_v<T> ||
+                                            (std::is_integral_v<T> && !std::is_same_v<T, bool>);
+
 // How a warp folds full rounds of vectors.
 enum class engine_kind {
   cuda_core,         // every lane adds its own vectors to its accumulator
@@ -51,21 +57,30 @@ enum class engine_kind {
   tensor_core_chain, // half / bfloat16 sums, Accuracy::fast: one rounding MMA chain per round
 };
 
-// What a reduction is, at compile time: its accumulator, operand types (Y void when unary),
-// result type, whether inputs enter as magnitudes (Asum), and its vector width.
-template <class Accumulator, class X, class Y, class Out, bool Magnitudes>
+// What a reduction is, at compile time: its accumulator, the element types it consumes (Y void
+// when unary), the result type, whether inputs enter as magnitudes (Asum), where the elements
+// come from (XIn, YIn: pointers, or anything with operator[](std::int64_t) on the device: a
+// random-access iterator, or one of the sources of reduce/detail/sources.cuh), where the result
+// goes (OutIt: a pointer or an output iterator), and its vector width.
+template <class Accumulator, class X, class Y, class Out, bool Magnitudes, class XIn = const X*,
+          class YIn = const std::conditional_t<std::is_void_v<Y>, X, Y>*, class OutIt = Out*>
 struct reduction {
   using accumulator = Accumulator;
   using x_type = X;
   using y_type = Y;
   using out_type = Out;
+  using x_source = XIn;
+  using y_source = YIn;
+  using out_iterator = OutIt;
   static constexpr bool binary = !std::is_void_v<Y>;
   static constexpr bool magnitudes = Magnitudes;
   using y_storage = std::conditional_t<binary, Y, X>; // a placeholder type when unary
   static constexpr int elem_bytes = sizeof(X) > sizeof(y_storage) ? sizeof(X) : sizeof(y_storage);
-  // 16-byte vectors of the floating-point input types; other types (Reduce over integers, say)
-  // go one element at a time.
-  static constexpr bool vectorised = is_input_type_v<X> && is_input_type_v<y_storage>;
+  // 16-byte vectors where both operands come from pointers to the floating-point input types or
+  // to integers; other sources go one element at a time.
+  static constexpr bool vectorised =
+      std::is_same_v<XIn, const X*> && std::is_same_v<YIn, const y_storage*> &&
+      is_vector_element_v<X> && is_vector_element_v<y_storage> && 16 % elem_bytes == 0;
   static constexpr int vector_items = vectorised ? 16 / elem_bytes : 1;
 };
 
@@ -163,17 +178,27 @@ __device__ __forceinline__ void reset_arrival(unsigned long long* word, unsigned
   *reinterpret_cast<volatile unsigned long long*>(word) = key;
 }
 
+// What one launch reads and writes: R's sources and output, and the cut of [0, n) into a head of
+// single elements, the vector region and a tail.
+template <class R>
 struct kernel_params {
-  const void* x;
-  const void* y; // second operand (Dot), else null
+  typename R::x_source x;
+  typename R::y_source y; // second operand (Dot); unused when unary
   std::int64_t n;
   std::int64_t head; // elements before the vector region, handled one by one
   std::int64_t nvec; // vectors of vector_items elements in the vector region
-  void* out;
+  typename R::out_iterator out;
   unsigned char* partials;     // [gridDim.x] partials (grid > 1)
   unsigned long long* arrival; // the arrival word (grid > 1)
   unsigned long long key;      // 48-bit key << 16
 };
+
+// The result's store: through the output iterator (write_result is overloaded for the paired
+// outputs of ArgMin / ArgMax in reduce/detail/sources.cuh).
+template <class OutIt, class V>
+__device__ __forceinline__ void write_result(OutIt& out, const V& v) {
+  *out = v;
+}
 
 // One thread's accumulation (inputs arrive as magnitudes already where R::magnitudes): its own
 // accumulator and, for the tensor-core engines, the lane's
@@ -244,7 +269,7 @@ struct thread_state {
 // init). Threads: threads per block; Unroll: vectors per operand in flight; E: the engine.
 template <class R, int Threads, int Unroll, engine_kind E>
 __global__ void __launch_bounds__(Threads)
-    reduce_kernel(kernel_params p, typename R::accumulator fresh) {
+    reduce_kernel(kernel_params<R> p, typename R::accumulator fresh) {
   using Acc = typename R::accumulator;
   using P = typename Acc::partial_type;
   using C = typename Acc::compact_type;
@@ -263,13 +288,6 @@ __global__ void __launch_bounds__(Threads)
   } s_reduce;
   __shared__ bool s_last;
 
-  const X* g_x = static_cast<const X*>(p.x);
-  const Y* g_y;
-  if constexpr (R::binary)
-    g_y = static_cast<const Y*>(p.y);
-  else
-    g_y = g_x; // never read
-
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * Threads + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * Threads;
 
@@ -283,8 +301,8 @@ __global__ void __launch_bounds__(Threads)
   // 1. Load -> accumulate. Vector region: vectors v = tid, tid + stride, ..., Unroll per round.
   constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)
   if constexpr (V > 1) {
-    const X* g_xv = g_x + p.head;
-    const Y* g_yv = g_y + p.head;
+    const X* g_xv = p.x + p.head;
+    const Y* g_yv = p.y + p.head;
     // Full rounds, no bounds checks. The tensor-core engines need every lane of the warp, so
     // their rounds run while the warp's last lane still has a full round (v - lane is the same
     // for all lanes: a warp-uniform condition).
@@ -326,12 +344,12 @@ __global__ void __launch_bounds__(Threads)
     const std::int64_t scalars = p.head + (p.n - tail_begin);
     for (std::int64_t j = tid; j < scalars; j += stride) {
       const std::int64_t i = j < p.head ? j : tail_begin + (j - p.head);
-      X r_x[1] = {g_x[i]};
+      X r_x[1] = {static_cast<X>(p.x[i])};
       if constexpr (R::magnitudes)
         magnitudes(r_x);
       Y r_y[1] = {};
       if constexpr (R::binary)
-        r_y[0] = g_y[i];
+        r_y[0] = static_cast<Y>(p.y[i]);
       r_state.add_alone(r_x, r_y);
     }
   }
@@ -351,12 +369,11 @@ __global__ void __launch_bounds__(Threads)
     return BlockP(s_reduce.partials).Reduce(part, merge_p); // ends with a barrier
   };
   using Out = typename R::out_type;
-  Out* g_out = static_cast<Out*>(p.out);
   const P block_total = combine(r_state.partial());
   if (gridDim.x == 1) {
     if (threadIdx.x == 0)
-      *g_out =
-          p.n == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(block_total);
+      write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
+                                   : fresh.template finish<Out>(block_total));
     return;
   }
 
@@ -395,7 +412,7 @@ __global__ void __launch_bounds__(Threads)
   }
   const P total = combine(r_merged);
   if (threadIdx.x == 0) {
-    *g_out = fresh.template finish<Out>(total);
+    write_result(p.out, fresh.template finish<Out>(total));
     reset_arrival(p.arrival, p.key);
   }
 }

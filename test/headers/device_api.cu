@@ -10,6 +10,7 @@
 #include <cuda_fp8.h>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <tcr/tcr.cuh>
 
 namespace {
@@ -27,6 +28,21 @@ __global__ void block_sum(const float* g_in, float* g_out) {
   if (threadIdx.x == 0)
     g_out[blockIdx.x] = total.result();
 }
+
+// A random-access iterator of the user's own (no get(): read one element at a time): x_i * 2.
+struct doubled {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = float;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const float*;
+  using reference = float;
+  const float* p;
+  __host__ __device__ float operator[](std::ptrdiff_t i) const { return 2.0f * p[i]; }
+};
+
+struct square_op {
+  __host__ __device__ float operator()(float x) const { return x * x; }
+};
 
 } // namespace
 
@@ -61,6 +77,35 @@ cudaError_t tcr_header_check_device_api(void* d_temp, std::size_t& temp_bytes, c
     err = tcr::DeviceReduce::Dot(d_f, d_f, d_out_f, static_cast<unsigned>(n), stream);
   if (err == cudaSuccess)
     err = tcr::DeviceReduce::Reduce(d_f, d_out_f, static_cast<long>(n), max_op{}, -1.0f, stream);
+  // CUB's wider surface: iterators, extrema, TransformReduce, integer inputs, half results.
+  std::int64_t* d_index = reinterpret_cast<std::int64_t*>(d_out_d);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Sum(d_temp, temp_bytes, doubled{d_f}, d_out_f, n, stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Dot(d_temp, temp_bytes, doubled{d_f}, d_h, d_out_d, n, stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Min(d_temp, temp_bytes, d_h, reinterpret_cast<__half*>(d_out_f), n);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::ArgMax(d_temp, temp_bytes, d_d, d_out_d, d_index, n, stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::ArgMin(d_temp, temp_bytes, d_f,
+                                    reinterpret_cast<tcr::KeyValuePair<int, float>*>(d_out_d),
+                                    static_cast<int>(n), stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::TransformReduce(d_temp, temp_bytes, d_f, d_out_f, n, max_op{},
+                                             square_op{}, 0.0f, stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Sum(d_temp, temp_bytes, reinterpret_cast<const int*>(d_f), d_index, n,
+                                 stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Asum(d_temp, temp_bytes, reinterpret_cast<const std::int8_t*>(d_f),
+                                  d_out_d, n, stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Sum(d_temp, temp_bytes, d_f, reinterpret_cast<__half*>(d_out_f), n,
+                                 stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Nrm2(d_temp, temp_bytes, d_d,
+                                  reinterpret_cast<__nv_bfloat16*>(d_out_f), n, stream);
   if (err == cudaSuccess) {
     block_sum<<<1, 256, 0, stream>>>(d_f, d_out_f);
     err = cudaGetLastError();
