@@ -4,6 +4,7 @@
 
     bench/compare.py DIR [--old FILE ...] [--new FILE ...] [--cub35 FILE ...] [--markdown]
                          [--write] [--methods all|default] [--merge] [--brief]
+    bench/compare.py --ab FILE ... [--markdown] [--brief]
 
 DIR is what scripts/bench-compare writes: Google Benchmark JSON from tcr_device_bench built from
 the old tree (old-gated-*.json, old-host-*.json) and from the new one (new-*.json), and from
@@ -34,6 +35,22 @@ Rows where both trees report the same error (an engine a type does not offer) ar
 counted in the first line.
 --brief prints only the summary counts and the first 20 rows of each list.
 --methods default keeps tcr.compensated.automatic and tcr.fast.automatic (the default: all).
+
+In-process A/B (--ab FILE ..., or DIR's ab-*.json): tcr_device_bench built with
+-DTCR_BENCH_OLD_SOURCE=<old tree> measures the old tree's DeviceReduce (methods old.<accuracy>.
+automatic) in the same process as tcr's (tcr.<accuracy>.automatic), with the same harness, buffers
+and L2 flush, next to each other in time. One row per view, operation, type, mode and size:
+  tcr us, old us, tcr/old     medians of the repetitions and their ratio (< 1: tcr faster)
+  noise                       the larger relative min..max spread of the repetitions of the two
+  CUB us, tcr/CUB, old/CUB    CUB 3.0.1 (the better of its methods) in the same process
+Flags: SLOWER   every repetition of tcr slower than every one of old, and tcr/old - 1 above noise
+       slower?  the repetitions do not overlap, but tcr/old - 1 is within noise
+       faster   every repetition of tcr faster than every one of old
+       >CUB     tcr's median above CUB's (>>CUB: every repetition above CUB's slowest)
+       *        some repetition ran below 75% of the default SM clock
+       TCR-ERROR / old-error / errors   one (or both, differently) could not run the row
+With DIR, the A/B table comes first in compare.txt / compare.md, before the two-program one (DIR
+may hold only ab-*.json).
 --write writes DIR/compare.txt and DIR/compare.md. --merge also writes DIR/old/device.json,
 DIR/new/device.json and DIR/new/nogate.json (each tree's gated and host-launched files merged, with
 a meta.json), so that bench/report.py DIR/new and bench/sizes.py read them.
@@ -75,10 +92,10 @@ def files_in(d, prefix):
 
 def load_set(paths):
     """{view: {(op, type, method, n): result}} over the files (cold L2 rows; later files win),
-    and the JSON contexts read."""
+    and the JSON contexts read. A name x.json.gz is read as x.json (report.load tries both)."""
     res = defaultdict(dict)
     contexts = []
-    for p in paths:
+    for p in (q[:-3] if q.endswith(".json.gz") else q for q in paths):
         doc = report.load(p)
         if doc is None:
             print(f"compare.py: {p}: missing or unreadable", file=sys.stderr)
@@ -369,6 +386,123 @@ def default_misses(rows, cap):
     return out
 
 
+def ab_rows(res):
+    """A/B rows from one program's results ({view: {(op, type, method, n): result}}): every
+    tcr.<accuracy>.automatic against old.<accuracy>.automatic at the same (op, type, n)."""
+    rows = []
+    for view in ("gated", "host"):
+        t = res.get(view, {})
+        keys = {(op, ty, m.split(".", 1)[1], n) for (op, ty, m, n) in t
+                if m.startswith("old.") and m.endswith(".automatic")}
+        keys |= {(op, ty, m.split(".", 1)[1], n) for (op, ty, m, n) in t
+                 if m.startswith("tcr.") and m.endswith(".automatic") and
+                 (op, ty, "old." + m.split(".", 1)[1], n) in t}
+        for (op, ty, mode, n) in sorted(keys, key=lambda k: (OPS.index(k[0]) if k[0] in OPS else 9,
+                                                               TYPES.index(k[1]) if k[1] in TYPES else 9,
+                                                               method_order("tcr." + k[2]), k[3])):
+            r_tcr, r_old = t.get((op, ty, "tcr." + mode, n)), t.get((op, ty, "old." + mode, n))
+            e_tcr, e_old = (r_tcr or {}).get("error"), (r_old or {}).get("error")
+            a, b = ok(r_tcr), ok(r_old)
+            cub = best_cub(t, op, ty, n)
+            row = dict(view=view, op=op, type=ty, mode=mode.split(".")[0], n=n, tcr=a, old=b,
+                       tcr_error=e_tcr, old_error=e_old, cub=cub,
+                       tcr_old=ratio(a, b), tcr_cub=ratio(a, cub), old_cub=ratio(b, cub))
+            sp = [x for x in (spread(a), spread(b)) if x is not None]
+            row["noise"] = max(sp) if sp else None
+            flags = []
+            if a and b and "us_min" in a and "us_max" in b and a["us_min"] > b["us_max"]:
+                flags.append("SLOWER" if row["tcr_old"] - 1 > (row["noise"] or 0.0) else "slower?")
+            elif a and b and "us_max" in a and "us_min" in b and a["us_max"] < b["us_min"]:
+                flags.append("faster")
+            if a and cub:
+                if "us_min" in a and "us_max" in cub and a["us_min"] > cub["us_max"]:
+                    flags.append(">>CUB")
+                elif a["us"] > cub["us"]:
+                    flags.append(">CUB")
+            if throttled(a, b, cub):
+                flags.append("*")
+            if e_tcr and e_old:
+                if e_tcr != e_old:
+                    flags.append("errors")
+            elif e_tcr:
+                flags.append("TCR-ERROR")
+            elif e_old:
+                flags.append("old-error")
+            row["flags"] = flags
+            rows.append(row)
+    return rows
+
+
+def ab_render(rows, markdown, brief=False):
+    """The A/B section: every row (unless brief), the flagged rows, and per (view, op, type, mode)
+    the geometric mean of tcr/old over the sizes."""
+    out = []
+    p = out.append
+    p("== in-process A/B: tcr against the old tree in one program (time per call; ratios are time "
+      "ratios, < 1: tcr faster; columns and flags: bench/compare.py --help)")
+    p("")
+    both = [r for r in rows if r["tcr_old"] is not None]
+    if not rows:
+        p("no A/B rows (no old.* cases in these files)")
+        p("")
+        return out
+    if not brief:
+        header = ["view", "op", "type", "mode", "n", "tcr us", "old us", "tcr/old", "noise",
+                  "CUB us", "tcr/CUB", "old/CUB", "flags"]
+        cells = [[r["view"], r["op"], r["type"], r["mode"], log2n(r["n"]),
+                  us(r["tcr"]) if r["tcr"] else ("err" if r["tcr_error"] else "-"),
+                  us(r["old"]) if r["old"] else ("err" if r["old_error"] else "-"),
+                  fmt_r(r["tcr_old"]), fmt_pct(r["noise"]), us(r["cub"]), fmt_r(r["tcr_cub"]),
+                  fmt_r(r["old_cub"]), " ".join(r["flags"])] for r in rows]
+        out += table_lines(header, cells, markdown)
+        p("")
+    p(f"A/B rows with both measured: {len(both)} of {len(rows)}")
+    noise = sorted(r["noise"] for r in both if r["noise"] is not None)
+    if noise:
+        p(f"spread of repetitions (max-min)/median: median {100 * noise[len(noise) // 2]:.1f}%, "
+          f"max {100 * noise[-1]:.1f}%")
+    cap = 20 if brief else None
+    for label, flag in (("tcr slower than old beyond noise (SLOWER)", "SLOWER"),
+                        ("repetitions apart, within noise (slower?)", "slower?"),
+                        ("tcr faster than old, repetitions apart (faster)", "faster")):
+        hit = sorted((r for r in rows if flag in r["flags"]), key=lambda r: -r["tcr_old"])
+        p(f"{label}: {len(hit)}")
+        if flag != "faster":
+            out += capped([f"  {r['view']:5} {r['op']:4} {r['type']:4} {r['mode']:11} "
+                           f"{log2n(r['n']):5} tcr/old {fmt_r(r['tcr_old'])} (noise "
+                           f"{fmt_pct(r['noise'])})" for r in hit], cap)
+    for label, flag in (("tcr fails where old ran (TCR-ERROR)", "TCR-ERROR"),
+                        ("tcr runs where old failed (old-error)", "old-error"),
+                        ("both fail, with different messages (errors)", "errors")):
+        hit = [r for r in rows if flag in r["flags"]]
+        if hit:
+            p(f"{label}: {len(hit)}")
+            out += capped([f"  {r['view']} {r['op']} {r['type']} {r['mode']} {log2n(r['n'])}: "
+                           f"tcr: {r['tcr_error'] or 'ok'}; old: {r['old_error'] or 'ok'}"
+                           for r in hit], cap)
+    p("")
+    if brief:
+        return out
+    groups = defaultdict(list)
+    for r in both:
+        groups[(r["view"], r["op"], r["type"], r["mode"])].append(r)
+    header = ["view", "op", "type", "mode", "sizes", "tcr/old gm", "worst tcr/old", "at", "noise",
+              "tcr/CUB gm", "old/CUB gm"]
+    cells = []
+    for (view, op, ty, mode), rs in groups.items():
+        worst = max(rs, key=lambda r: r["tcr_old"])
+        cells.append([view, op, ty, mode, str(len(rs)), fmt_r(geomean([r["tcr_old"] for r in rs])),
+                      fmt_r(worst["tcr_old"]), log2n(worst["n"]), fmt_pct(worst["noise"]),
+                      fmt_r(geomean([r["tcr_cub"] for r in rs])),
+                      fmt_r(geomean([r["old_cub"] for r in rs]))])
+    p("== A/B per operation, type and mode over the sizes (gm: geometric mean; noise: at the worst "
+      "size)")
+    p("")
+    out += table_lines(header, cells, markdown)
+    p("")
+    return out
+
+
 def merge(paths, out_path, meta):
     docs = [report.load(p) for p in paths]
     docs = [d for d in docs if d]
@@ -386,57 +520,84 @@ def merge(paths, out_path, meta):
     return True
 
 
+def context_line(ctxs, meta):
+    """The first line of a table: GPU, CUDA, CCCL, what the run was, repetitions."""
+    ctx = (ctxs or [{}])[0]
+    parts = [f"GPU: {ctx.get('gpu', meta.get('gpu', '?'))}",
+             f"CUDA runtime: {ctx.get('cuda_runtime', '?')}",
+             f"CCCL (tcr_device_bench): {ctx.get('cccl_version', '?')}"]
+    if meta:
+        parts += [f"date: {meta.get('date', '?')}", f"new: {meta.get('new', '?')}",
+                  f"old: {meta.get('old', '?')}", f"args: {meta.get('args', '')}"]
+    reps = {c.get("tcr_repetitions") for c in ctxs}
+    mins = {c.get("tcr_min_time") for c in ctxs}
+    parts.append(f"repetitions: {','.join(sorted(str(r) for r in reps if r))}, "
+                 f"min_time: {','.join(sorted(str(m) for m in mins if m))}")
+    return parts
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", nargs="?", default=None)
     ap.add_argument("--old", nargs="*", default=None)
     ap.add_argument("--new", nargs="*", default=None)
     ap.add_argument("--cub35", nargs="*", default=None)
+    ap.add_argument("--ab", nargs="+", default=None, metavar="FILE")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--merge", action="store_true")
     ap.add_argument("--brief", action="store_true")
     ap.add_argument("--methods", default="all", choices=["all", "default"])
     a = ap.parse_args()
-    if a.dir is None and (a.old is None or a.new is None):
-        ap.error("give DIR, or --old and --new files")
-    old_p = a.old if a.old is not None else files_in(a.dir, "old-")
-    new_p = a.new if a.new is not None else files_in(a.dir, "new-")
-    c35_p = a.cub35 if a.cub35 is not None else (files_in(a.dir, "cub35-") if a.dir else [])
-    if not old_p or not new_p:
-        print(f"compare.py: no old-*.json or new-*.json in {a.dir}", file=sys.stderr)
-        return 1
-    old, ctx_old = load_set(old_p)
-    new, ctx_new = load_set(new_p)
-    c35, ctx_c35 = load_set(c35_p)
+    if a.dir is None and a.ab is None and (a.old is None or a.new is None):
+        ap.error("give DIR, --old and --new files, or --ab files")
     meta = {}
     if a.dir and os.path.exists(os.path.join(a.dir, "meta.json")):
         with open(os.path.join(a.dir, "meta.json")) as f:
             meta = json.load(f)
-    ctx = (ctx_new or ctx_old or [{}])[0]
-    parts = [f"GPU: {ctx.get('gpu', meta.get('gpu', '?'))}",
-             f"CUDA runtime: {ctx.get('cuda_runtime', '?')}",
-             f"CCCL (tcr_device_bench): {ctx.get('cccl_version', '?')}"]
-    if ctx_c35:
-        parts.append(f"CCCL (tcr_bench_cub35): {ctx_c35[0].get('cccl_version', '?')}")
-    if meta:
-        parts += [f"date: {meta.get('date', '?')}", f"new: {meta.get('new', '?')}",
-                  f"old: {meta.get('old', '?')}", f"args: {meta.get('args', '')}"]
-    reps = {c.get("tcr_repetitions") for c in ctx_old + ctx_new}
-    mins = {c.get("tcr_min_time") for c in ctx_old + ctx_new}
-    parts.append(f"repetitions: {','.join(sorted(str(r) for r in reps if r))}, "
-                 f"min_time: {','.join(sorted(str(m) for m in mins if m))}")
-    rows, skipped = build_rows(old, new, c35, DEFAULT_METHODS if a.methods == "default" else None)
-    for (message, view), count in sorted(skipped.items()):
-        parts.append(f"left out: {count} {view} rows where both trees report '{message}'")
-    text = render(rows, ", ".join(parts), a.markdown, bool(c35), a.brief)
-    print("\n".join(text))
+    ab_p = a.ab if a.ab is not None else (files_in(a.dir, "ab-") if a.dir else [])
+    ab, ctx_ab = load_set(ab_p)
+    ab_lines = (lambda md, brief=False: ab_render(ab_rows(ab), md, brief)) if ab_p else None
+    ab_source = {c.get("tcr_old_source") for c in ctx_ab if c.get("tcr_old_source")}
+    ab_meta = ", ".join(context_line(ctx_ab, meta) +
+                        ([f"old tree: {', '.join(sorted(ab_source))}"] if ab_source else []))
+
+    if a.dir is None and a.old is None and a.new is None:
+        old_p, new_p = [], []
+    else:
+        old_p = a.old if a.old is not None else files_in(a.dir, "old-")
+        new_p = a.new if a.new is not None else files_in(a.dir, "new-")
+    if (not old_p or not new_p) and not ab_p:
+        print(f"compare.py: no old-*.json or new-*.json (nor ab-*.json) in {a.dir}", file=sys.stderr)
+        return 1
+
+    if old_p and new_p:
+        c35_p = a.cub35 if a.cub35 is not None else (files_in(a.dir, "cub35-") if a.dir else [])
+        old, ctx_old = load_set(old_p)
+        new, ctx_new = load_set(new_p)
+        c35, ctx_c35 = load_set(c35_p)
+        parts = context_line(ctx_new + ctx_old, meta)
+        if ctx_c35:
+            parts.insert(3, f"CCCL (tcr_bench_cub35): {ctx_c35[0].get('cccl_version', '?')}")
+        rows, skipped = build_rows(old, new, c35, DEFAULT_METHODS if a.methods == "default" else None)
+        for (message, view), count in sorted(skipped.items()):
+            parts.append(f"left out: {count} {view} rows where both trees report '{message}'")
+        two = lambda md, brief=False: render(rows, ", ".join(parts), md, bool(c35), brief)  # noqa: E731
+    else:
+        two = None
+
+    # The A/B table first: it is the one without drift between programs.
+    def document(md, brief=False):
+        out = [ab_meta, ""] + ab_lines(md, brief) if ab_lines else []
+        return out + (two(md, brief) if two else [])
+
+    print("\n".join(document(a.markdown, a.brief)))
     if a.write and a.dir:
         with open(os.path.join(a.dir, "compare.txt"), "w") as f:
-            f.write("\n".join(render(rows, ", ".join(parts), False, bool(c35))) + "\n")
+            f.write("\n".join(document(False)) + "\n")
         with open(os.path.join(a.dir, "compare.md"), "w") as f:
-            f.write("\n".join(render(rows, ", ".join(parts), True, bool(c35))) + "\n")
-    if a.merge and a.dir:
+            f.write("\n".join(document(True)) + "\n")
+    if a.merge and a.dir and old_p and new_p:
         for tree, paths in (("old", old_p), ("new", new_p)):
             m = dict(meta, commit=meta.get(tree, "?"))
             merge([q for q in paths if view_of(q) == "gated"], os.path.join(a.dir, tree, "device.json"), m)

@@ -21,6 +21,34 @@ target_link_libraries(tcr_bench_cases PUBLIC tcr::tcr CCCL::CCCL CUDA::cublas CU
 add_executable(tcr_device_bench device_bench_main.cpp)
 target_link_libraries(tcr_device_bench PRIVATE tcr_bench_cases benchmark::benchmark)
 
+# An old tcr tree's DeviceReduce as extra cases of tcr_device_bench (old.<accuracy>.automatic,
+# bench/common/old_cases.cuh): -DTCR_BENCH_OLD_SOURCE=<dir>, e.g. `git archive 9824627 | tar -x
+# -C <dir>`. Old and new then run in one process, with one harness, one set of buffers and one L2
+# flush, so their ratio carries no drift between two programs (scripts/bench-compare). The old
+# headers include "reduce/...": the old tree's root goes first on the include path of these TUs
+# alone, and they do not link tcr::tcr, so no header of this tree reaches them. tcr_accuracy does
+# not get these cases.
+set(TCR_BENCH_OLD_SOURCE "" CACHE PATH
+  "An old tcr source tree whose DeviceReduce tcr_device_bench also measures (empty: none)")
+if(TCR_BENCH_OLD_SOURCE)
+  if(NOT EXISTS "${TCR_BENCH_OLD_SOURCE}/reduce/device.cuh")
+    message(FATAL_ERROR "TCR_BENCH_OLD_SOURCE=${TCR_BENCH_OLD_SOURCE} holds no reduce/device.cuh")
+  endif()
+  add_library(tcr_bench_old_cases OBJECT
+    device_bench_old_sum.cu device_bench_old_dot.cu device_bench_old_norms.cu)
+  target_include_directories(tcr_bench_old_cases BEFORE PRIVATE "${TCR_BENCH_OLD_SOURCE}")
+  target_include_directories(tcr_bench_old_cases PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_definitions(tcr_bench_old_cases PRIVATE
+    "TCR_BENCH_OLD_SOURCE_PATH=\"${TCR_BENCH_OLD_SOURCE}\"")
+  target_compile_features(tcr_bench_old_cases PRIVATE cxx_std_17 cuda_std_17)
+  # The old tree's kernel declares an operand array that unary operations leave unused (177).
+  target_compile_options(tcr_bench_old_cases PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>)
+  target_link_libraries(tcr_bench_old_cases PRIVATE CUDA::cudart)
+  target_link_libraries(tcr_device_bench PRIVATE tcr_bench_old_cases)
+  add_test(NAME bench.old_cases COMMAND sh -c
+    "$<TARGET_FILE:tcr_device_bench> --tcr_list | grep -q '^sum *f32 *old.compensated.automatic'")
+endif()
+
 add_executable(tcr_accuracy accuracy.cu)
 target_include_directories(tcr_accuracy PRIVATE ${PROJECT_SOURCE_DIR}/test)
 target_link_libraries(tcr_accuracy PRIVATE tcr_bench_cases MPFR::MPFR)

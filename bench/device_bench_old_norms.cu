@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr benchmarks: the old tree's tcr::DeviceReduce::Nrm2 and Asum for every input type,
+// compensated and fast, automatic engine (common/old_cases.cuh).
+#include "common/old_cases.cuh"
+
+namespace tcr::bench {
+namespace {
+
+template <class In>
+void add_for() {
+  using Out = result_t<In>;
+  old_cases::add_all<In>(
+      op_kind::nrm2, "Nrm2",
+      [](void* temp, std::size_t& bytes, const call_args& a, tcr_old::ReduceOptions o) {
+        return tcr_old::DeviceReduce::Nrm2(temp, bytes, static_cast<const In*>(a.x),
+                                           static_cast<Out*>(a.out), a.n, a.stream, o);
+      });
+  old_cases::add_all<In>(
+      op_kind::asum, "Asum",
+      [](void* temp, std::size_t& bytes, const call_args& a, tcr_old::ReduceOptions o) {
+        return tcr_old::DeviceReduce::Asum(temp, bytes, static_cast<const In*>(a.x),
+                                           static_cast<Out*>(a.out), a.n, a.stream, o);
+      });
+}
+
+const case_adder add{[] { for_each_input_type([](auto t) { add_for<decltype(t)>(); }); }};
+
+} // namespace
+} // namespace tcr::bench
