@@ -23,6 +23,12 @@ inline constexpr bool is_input_type_v =
     std::is_same_v<T, __nv_fp8_e5m2>;
 
 namespace detail {
+// The integer inputs of tcr::integer_sum_accumulator: every integral type of 8 to 64 bits but
+// bool.
+template <class T>
+inline constexpr bool is_integer_input_v =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8;
+
 template <class T>
 inline constexpr bool is_fp8_v =
     std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;

@@ -11,7 +11,8 @@
 //                     and the merge of two accumulators, as tcr::accumulate and tcr::merge expect
 //   A::partial_type   P, what threads and blocks combine: a.partial() gives this thread's
 //   a.merge(p, q)     P, the combination of two partials (any tree; the caller fixes the order)
-//   a.finish<Out>(p)  the result in Out (float, double, tcr::df32 or tcr::dd)
+//   a.finish<Out>(p)  the result in Out (float, double, __half, __nv_bfloat16, tcr::df32 or
+//                     tcr::dd; integer_sum_accumulator also any integer type, and tcr::int128)
 //   a.empty_result<Out>()  the result of an empty reduction (+0 for sums, as CUB; Reduce: init)
 //   A::compact_type   C (or void): a smaller form of P that blocks combine instead when every
 //                     thread's partial fits it: a.to_compact(p, c) -> bool (fits), a.merge(c, d),
@@ -27,8 +28,24 @@
 //   double results (sum_accumulator<double>, dot_accumulator<double>):
 //                  |res - s| <= 2u|s| + 2^-88 S
 //   nrm2_accumulator<float / double>: relative error <= u + 2^-40 / u + 2^-100.
-// Proofs: the chunked accumulators in compensated/chunked.cuh, and the float results' partials
-// below (rounded_partial).
+//   __half and __nv_bfloat16 results, from either machinery: rounded once (to nearest even, by
+//   tcr::round_to, compensated/narrow.cuh) from the accurate value a: the float machinery's
+//   double (|a - s| <= 2^-42 S, rounded_partial below), the double machinery's unevaluated pair
+//   hi + lo (|a - s| <= 2^-104 |s| + 2^-100 S, the dd result), never from a rounded double.
+//   With u = 2^-11 (half), 2^-8 (bfloat16) and eta/2 half the subnormal spacing (2^-25, 2^-134):
+//     |res - s| <= u|s| + 2^-41 S + eta/2   (float machinery)
+//     |res - s| <= u|s| + 2^-99 S + eta/2   (double machinery)
+//   because |res - a| <= u|a| + eta/2 and u|a| <= u|s| + u|a - s|, with (1 + u) 2^-42 < 2^-41
+//   and (1 + u)(2^-104 + 2^-100) < 2^-99 (|s| <= S). Results beyond the range overflow to +-inf
+//   (half: |a| >= 65520); a result that rounds to zero keeps a's sign (a sum of -0 terms gives
+//   -0, as the float result does). nrm2: relative error <= u + 2^-40 (float machinery), u +
+//   2^-99 (double), plus eta/2 absolute.
+//   When s is farther than that accurate value's error from every midpoint of Out's grid, the
+//   result is RN_Out(s) itself (a and s round alike).
+// integer_sum_accumulator: exact (a 128-bit sum) for n < 2^35 inputs of up to 64 bits or products
+// of up to 32 x 32 bits (|s| < 2^99); each result rounded once from it, integers wrap (below).
+// Proofs: the chunked accumulators in compensated/chunked.cuh, the float results' partials
+// below (rounded_partial), and the rounding in compensated/narrow.cuh.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -40,6 +57,7 @@
 #include "convert.cuh"
 #include "double_word.cuh"
 #include "eft.cuh"
+#include "narrow.cuh"
 
 namespace tcr {
 namespace detail {
@@ -51,8 +69,8 @@ inline constexpr bool exact_products_v = std::is_same_v<T, __half> || is_fp8_v<T
 
 template <class Out>
 inline constexpr bool is_result_type_v =
-    std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, df32> ||
-    std::is_same_v<Out, dd>;
+    std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, __half> ||
+    std::is_same_v<Out, __nv_bfloat16> || std::is_same_v<Out, df32> || std::is_same_v<Out, dd>;
 
 // Calls f(chunk) for consecutive chunks of at most L elements of v, in order (a shorter last
 // chunk where L does not divide N).
@@ -118,13 +136,16 @@ TCR_HD void for_widened_chunk_pairs(const T (&x)[N], const U (&y)[N], F&& f) {
   });
 }
 
-// A double rounded to Out (df32: split into a float pair; dd: the double itself).
+// A double rounded to Out (df32: split into a float pair; dd: the double itself; half and
+// bfloat16: one rounding, tcr::round_to).
 template <class Out>
 TCR_HD Out from_double(double v) {
   if constexpr (std::is_same_v<Out, df32>)
     return to_df32(v);
   else if constexpr (std::is_same_v<Out, dd>)
     return dd(v);
+  else if constexpr (std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>)
+    return round_to<Out>(v);
   else
     return static_cast<Out>(v);
 }
@@ -133,8 +154,10 @@ TCR_HD Out from_double(double v) {
 // by plain double additions (in the caller's fixed order). Why that keeps 2u|s| + 2^-40 S:
 // rounding costs u_d per thread, and a tree of height h < 64 (two block reductions and the last
 // block's sequential merges) adds at most gamma_h S < 2^-46 S, next to the chunks' 2^-42.3 S
-// (chunked_sum<float>); Inf and NaN follow plain summation. SquareRoot: the value is a sum of
-// squares and the result its root (rounded once in double: u_f + 2^-42 relative).
+// (chunked_sum<float>); so the double a the partials end in meets |a - s| <= (2^-53 + 2^-42.3 +
+// 2^-46) S < 2^-42 S, and each result is one rounding of a. Inf and NaN follow plain summation.
+// SquareRoot: the value is a sum of squares and the result its root (rounded once in double: u_f +
+// 2^-42 relative).
 template <bool SquareRoot>
 struct rounded_partial {
   double value = SquareRoot ? 0.0 : -0.0;
@@ -201,11 +224,18 @@ struct double_result_base {
   template <class Out>
   TCR_HD Out finish(const partial_type& p) const {
     constexpr bool norm = std::is_same_v<State, chunked_ssq_double>;
+    constexpr bool narrow = std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>;
     if constexpr (std::is_same_v<Out, dd> && norm) {
       return p.nrm2_pair();
     } else if constexpr (std::is_same_v<Out, dd>) {
       const auto [h, l] = p.pair();
       return dd(h, l);
+    } else if constexpr (narrow && norm) { // the pair rounded once, not its double
+      const dd r = p.nrm2_pair();
+      return round_to<Out>(r.hi, r.lo);
+    } else if constexpr (narrow) {
+      const auto [h, l] = p.pair();
+      return round_to<Out>(h, l);
     } else if constexpr (norm) {
       return from_double<Out>(p.nrm2());
     } else {
@@ -336,6 +366,127 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
     detail::for_widened_chunks<4, double>(x, [&](const auto& c) { state.add_chunk(c); });
+  }
+};
+
+// Exact sums of integers: Sum (Absolute = false) and Asum (Absolute = true: sum |x_i|, with
+// |INT64_MIN| = 2^63) of any integer type of 8 to 64 bits, signed or unsigned, and Dot of
+// integers of at most 32 bits each. The partial is the sum modulo 2^128 (tcr::int128), merged by
+// exact 128-bit addition, so any tree gives the same bits. Exact (no wrap) while |s| < 2^127: for
+// n < 2^35 inputs of up to 64 bits (|x| <= 2^64) or products of 32-bit operands (|x y| <= 2^64),
+// |s| < 2^99. Results, from the exact s:
+//   integer Out (8 to 64 bits, signed or unsigned): s modulo 2^bits, read as two's complement
+//     (what a plain sum in Out, such as cub::DeviceReduce::Sum with an Out accumulator, wraps to);
+//   float, double, __half, __nv_bfloat16: RN_Out(s), one rounding (tcr::round_to), +-inf beyond
+//     the range (half: |s| >= 65520; float, bfloat16 and double hold every |s| < 2^127);
+//   df32, dd: hi = RN(s), lo = RN(s - hi) with s - hi exact in 128 bits (so |hi + lo - s| <=
+//     u^2 |s| and hi = RN(hi + lo));
+//   tcr::int128: s itself. Zero is +0 (integers have no -0); empty_result is 0.
+// Chunks: inputs of at most 16 bits (N <= 2^15) sum exactly in 32 bits, of 32 bits in 64, and
+// 64-bit inputs go to the 128-bit sum one by one; products of at most 48 bits together (N <=
+// 2^14) sum in 64 bits, others one by one (int64, or uint64 for two unsigned 32-bit operands).
+template <bool Absolute = false>
+struct integer_sum_accumulator {
+  using partial_type = int128;
+  using compact_type = void;
+  int128 state{};
+
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(detail::is_integer_input_v<X>,
+                  "tcr::integer_sum_accumulator: integer inputs of 8 to 64 bits (not bool)");
+    if constexpr (sizeof(X) <= 2 && N <= (1 << 15)) { // |sum| < 2^15 * 2^16 = 2^31
+      std::int32_t c = 0;
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i)
+        c += magnitude_or_value<std::int32_t>(x[i]);
+      state = state + int128::from_signed(c);
+    } else if constexpr (sizeof(X) <= 4 && N <= (1 << 30)) { // |sum| < 2^30 * 2^32 = 2^62
+      std::int64_t c = 0;
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i)
+        c += magnitude_or_value<std::int64_t>(x[i]);
+      state = state + int128::from_signed(c);
+    } else {
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i) {
+        if constexpr (std::is_unsigned_v<X> || Absolute)
+          state = state + int128::from_unsigned(magnitude_or_value<std::uint64_t>(x[i]));
+        else
+          state = state + int128::from_signed(static_cast<std::int64_t>(x[i]));
+      }
+    }
+  }
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(detail::is_integer_input_v<X> && detail::is_integer_input_v<Y>,
+                  "tcr::integer_sum_accumulator: integer inputs of 8 to 64 bits (not bool)");
+    static_assert(sizeof(X) <= 4 && sizeof(Y) <= 4,
+                  "tcr::integer_sum_accumulator: a dot product takes integers of at most 32 bits "
+                  "(each product must fit 64 bits)");
+    static_assert(!Absolute, "tcr::integer_sum_accumulator: Asum (Absolute) has no dot product");
+    constexpr bool two_unsigned = std::is_unsigned_v<X> && std::is_unsigned_v<Y>;
+    if constexpr (sizeof(X) + sizeof(Y) <= 6 && N <= (1 << 14)) { // |x y| < 2^48: |sum| < 2^62
+      std::int64_t c = 0;
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i)
+        c += static_cast<std::int64_t>(x[i]) * static_cast<std::int64_t>(y[i]);
+      state = state + int128::from_signed(c);
+    } else {
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i) {
+        if constexpr (two_unsigned) // up to (2^32 - 1)^2
+          state = state + int128::from_unsigned(static_cast<std::uint64_t>(x[i]) *
+                                                static_cast<std::uint64_t>(y[i]));
+        else // |x y| <= 2^31 (2^32 - 1) < 2^63
+          state = state + int128::from_signed(static_cast<std::int64_t>(x[i]) *
+                                              static_cast<std::int64_t>(y[i]));
+      }
+    }
+  }
+  TCR_HD void merge(const integer_sum_accumulator& o) { state = state + o.state; }
+
+  TCR_HD partial_type partial() const { return state; }
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const { return a + b; }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(detail::is_integer_input_v<Out> || detail::is_result_type_v<Out> ||
+                      std::is_same_v<Out, int128>,
+                  "tcr::integer_sum_accumulator: the result must be an integer type, float, "
+                  "double, __half, __nv_bfloat16, tcr::df32, tcr::dd or tcr::int128");
+    if constexpr (std::is_same_v<Out, int128>) {
+      return p;
+    } else if constexpr (detail::is_integer_input_v<Out>) {
+      // The low bits, read as two's complement (memcpy: no implementation-defined conversion).
+      const auto bits = static_cast<std::make_unsigned_t<Out>>(p.lo);
+      Out r;
+      std::memcpy(&r, &bits, sizeof r);
+      return r;
+    } else if constexpr (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>) {
+      using T = typename Out::value_type;
+      const T hi = round_to<T>(p);
+      return Out(hi, round_to<T>(p - detail::int128_of(hi)));
+    } else {
+      return round_to<Out>(p);
+    }
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return finish<Out>(int128{});
+  }
+
+private:
+  // x as To: |x| for Asum (in To's range by the callers' choice of To), x otherwise.
+  template <class To, class X>
+  TCR_HD static To magnitude_or_value(X x) {
+    if constexpr (Absolute && std::is_signed_v<X>) {
+      // In the unsigned type of X's width, 0 - x is |x| modulo 2^bits: exact, INT_MIN included.
+      using U = std::make_unsigned_t<X>;
+      const U u = static_cast<U>(x);
+      return static_cast<To>(x < 0 ? static_cast<U>(U(0) - u) : u);
+    } else {
+      return static_cast<To>(x);
+    }
   }
 };
 
