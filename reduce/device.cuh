@@ -380,13 +380,14 @@ cudaError_t run_integer(void* d_temp_storage, std::size_t& temp_storage_bytes, c
                 "iterator that converts them to float or double)");
   static_assert(Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4),
                 "tcr::DeviceReduce::Dot of integers: both operands integers of at most 32 bits");
-  static_assert(is_result_type_v<Out> || is_integer_input_v<Out>,
-                "tcr::DeviceReduce: the result of an integer reduction must be an integer, float, "
-                "double, __half, __nv_bfloat16, tcr::df32 or tcr::dd");
+  constexpr bool out_ok =
+      is_result_type_v<Out> || is_integer_input_v<Out> || std::is_same_v<Out, int128>;
+  static_assert(out_ok, "tcr::DeviceReduce: the result of an integer reduction must be an "
+                        "integer, float, double, __half, __nv_bfloat16, tcr::df32, tcr::dd or "
+                        "tcr::int128");
   constexpr bool ok =
       Op != op_kind::nrm2 &&
-      (Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4)) &&
-      (is_result_type_v<Out> || is_integer_input_v<Out>);
+      (Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4)) && out_ok;
   if constexpr (!ok) {
     return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
   } else {

@@ -354,22 +354,23 @@ __global__ void __launch_bounds__(Threads)
     }
   }
 
-  // 2. Block reduce: one P per thread, in a fixed order; every thread calls (block-uniform
-  // branch). Blocks whose partials all fit the compact form combine that instead.
-  const auto combine = [&](const P& part) -> P {
+  // 2. Block reduce: one P per thread, in a fixed order, over the first `valid` threads (the
+  // others hold nothing); every thread calls (block-uniform branch). Blocks whose partials all
+  // fit the compact form combine that instead.
+  const auto combine = [&](const P& part, int valid) -> P {
     if constexpr (has_compact) {
       C compact{};
       const bool fits = fresh.to_compact(part, compact);
       if (__syncthreads_and(fits)) {
         const auto merge_c = [&](const C& a, const C& b) { return fresh.merge(a, b); };
-        return fresh.from_compact(BlockC(s_reduce.compact).Reduce(compact, merge_c));
+        return fresh.from_compact(BlockC(s_reduce.compact).Reduce(compact, merge_c, valid));
       }
     }
     const auto merge_p = [&](const P& a, const P& b) { return fresh.merge(a, b); };
-    return BlockP(s_reduce.partials).Reduce(part, merge_p); // ends with a barrier
+    return BlockP(s_reduce.partials).Reduce(part, merge_p, valid); // ends with a barrier
   };
   using Out = typename R::out_type;
-  const P block_total = combine(r_state.partial());
+  const P block_total = combine(r_state.partial(), Threads);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0)
       write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
@@ -392,7 +393,8 @@ __global__ void __launch_bounds__(Threads)
     return;
 
   // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
-  // max_grid / Threads) in block order, the loads of a batch in flight together.
+  // max_grid / Threads) in block order, the loads of a batch in flight together; a grid smaller
+  // than the block combines its first `grid` threads only (a tree of log2(grid) levels).
   constexpr int per_thread = max_grid / Threads;
   constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
   static_assert(per_thread % batch == 0, "partials per thread");
@@ -410,7 +412,7 @@ __global__ void __launch_bounds__(Threads)
       if (b0 + j * Threads < grid)
         r_merged = fresh.merge(r_merged, r_part[j]);
   }
-  const P total = combine(r_merged);
+  const P total = combine(r_merged, grid < Threads ? grid : Threads);
   if (threadIdx.x == 0) {
     write_result(p.out, fresh.template finish<Out>(total));
     reset_arrival(p.arrival, p.key);
