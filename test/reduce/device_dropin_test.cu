@@ -11,6 +11,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <cmath>
+#include <initializer_list>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -129,12 +130,14 @@ void check_extrema(const std::vector<T>& x, std::size_t offset) {
   CHECK(as_double(rkv[1].value) == vmax);
 }
 
-// Sizes that reach every kernel path: one small block, the one big block, the grid.
-constexpr std::size_t path_sizes[] = {1, 2, 31, 1000, 4099, 20000, (std::size_t(1) << 20) + 3};
+// Sizes that reach every kernel path: one small block, the one big block, the grid (for 16- and
+// 8-bit types from the large sizes on, which the "(large)" cases add).
+constexpr std::size_t path_sizes[] = {1, 2, 31, 1000, 4099, 20000, 70001};
+constexpr std::size_t large_sizes[] = {(std::size_t(1) << 20) + 3};
 
-template <class T>
-void check_extrema_all_paths(std::uint64_t seed) {
-  for (std::size_t n : path_sizes)
+template <class T, std::size_t K>
+void check_extrema_all_paths(std::uint64_t seed, const std::size_t (&sizes)[K]) {
+  for (std::size_t n : sizes)
     for (std::size_t offset : {0, 1}) {
       // Few distinct values (ties everywhere) and many (a unique extremum somewhere).
       check_extrema(tied_values<T>(n, seed++, 3), offset);
@@ -142,70 +145,87 @@ void check_extrema_all_paths(std::uint64_t seed) {
     }
 }
 
+// Runs dropin_calls.inc with CUB and with tcr on the same data and compares.
+void compare_with_cub(std::initializer_list<int> sizes) {
+  cudaStream_t s;
+  TCR_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int n : sizes) {
+    INFO("n = ", n);
+    rng64 rng(900 + n);
+    std::vector<float> f(n);
+    std::vector<__half> h(n);
+    std::vector<int> i(n);
+    std::vector<double> fd(n), hd(n);
+    for (int k = 0; k < n; ++k) {
+      f[k] = static_cast<float>(rng.integer(-50, 50)) * 0.25f; // ties for the extrema
+      if (k % 3 == 0)
+        f[k] = static_cast<float>(std::ldexp(rng.symmetric(), int(rng.integer(-20, 20))));
+      fd[k] = f[k];
+      h[k] = __float2half(static_cast<float>(rng.symmetric() * 100));
+      hd[k] = __half2float(h[k]);
+      i[k] = static_cast<int>(rng.integer(-(1 << 30), 1 << 30)); // int sums wrap
+    }
+    device_buffer<float> df(f);
+    device_buffer<__half> dh(h);
+    device_buffer<int> di(i);
+    const with_cub::results c = with_cub::run(df.get(), dh.get(), di.get(), n, s);
+    const with_tcr::results t = with_tcr::run(df.get(), dh.get(), di.get(), n, s);
+    REQUIRE(c.err == cudaSuccess);
+    REQUIRE(t.err == cudaSuccess);
+    // Exact operations: the same bits.
+    CHECK(t.sum_i64 == c.sum_i64);
+    CHECK(t.sum_i32 == c.sum_i32);
+    CHECK(t.sum_counting == c.sum_counting);
+    CHECK(t.transform_sum == c.transform_sum);
+    CHECK(t.min_i == c.min_i);
+    CHECK(t.max_i == c.max_i);
+    CHECK(t.reduce_max == c.reduce_max);
+    CHECK(t.min_f == c.min_f);
+    CHECK(t.max_f == c.max_f);
+    CHECK(t.argmin_v == c.argmin_v);
+    CHECK(t.argmin_i == c.argmin_i);
+    CHECK(t.argmax_v == c.argmax_v);
+    CHECK(t.argmax_i == c.argmax_i);
+    CHECK(t.kv_min_v == c.kv_min_v);
+    CHECK(t.kv_min_i == c.kv_min_i);
+    CHECK(t.kv_max_v == c.kv_max_v);
+    CHECK(t.kv_max_i == c.kv_max_i);
+    // Floating-point sums: tcr within its compensated bound (CUB's plain sums need not be);
+    // thrust::device_ptr takes the pointer path (the same bits as the raw pointer).
+    check_contract<float>(op::sum, t.sum_f, fd, fd, true);
+    CHECK(t.sum_ptr_f == t.sum_f);
+    check_contract<float>(op::sum, t.sum_transform_f, hd, hd, true);
+  }
+  TCR_CHECK_CUDA(cudaStreamDestroy(s));
+}
+
 } // namespace
 
 TEST_SUITE("gpu") {
   TEST_CASE("code written for cub::DeviceReduce gives CUB's results with tcr") {
-    cudaStream_t s;
-    TCR_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    for (int n : {0, 1, 7, 1000, 5003, 70001, (1 << 20) + 7}) {
-      INFO("n = ", n);
-      rng64 rng(900 + n);
-      std::vector<float> f(n);
-      std::vector<__half> h(n);
-      std::vector<int> i(n);
-      std::vector<double> fd(n), hd(n);
-      for (int k = 0; k < n; ++k) {
-        f[k] = static_cast<float>(rng.integer(-50, 50)) * 0.25f; // ties for the extrema
-        if (k % 3 == 0)
-          f[k] = static_cast<float>(std::ldexp(rng.symmetric(), int(rng.integer(-20, 20))));
-        fd[k] = f[k];
-        h[k] = __float2half(static_cast<float>(rng.symmetric() * 100));
-        hd[k] = __half2float(h[k]);
-        i[k] = static_cast<int>(rng.integer(-(1 << 30), 1 << 30)); // int sums wrap
-      }
-      device_buffer<float> df(f);
-      device_buffer<__half> dh(h);
-      device_buffer<int> di(i);
-      const with_cub::results c = with_cub::run(df.get(), dh.get(), di.get(), n, s);
-      const with_tcr::results t = with_tcr::run(df.get(), dh.get(), di.get(), n, s);
-      REQUIRE(c.err == cudaSuccess);
-      REQUIRE(t.err == cudaSuccess);
-      // Exact operations: the same bits.
-      CHECK(t.sum_i64 == c.sum_i64);
-      CHECK(t.sum_i32 == c.sum_i32);
-      CHECK(t.sum_counting == c.sum_counting);
-      CHECK(t.transform_sum == c.transform_sum);
-      CHECK(t.min_i == c.min_i);
-      CHECK(t.max_i == c.max_i);
-      CHECK(t.reduce_max == c.reduce_max);
-      CHECK(t.min_f == c.min_f);
-      CHECK(t.max_f == c.max_f);
-      CHECK(t.argmin_v == c.argmin_v);
-      CHECK(t.argmin_i == c.argmin_i);
-      CHECK(t.argmax_v == c.argmax_v);
-      CHECK(t.argmax_i == c.argmax_i);
-      CHECK(t.kv_min_v == c.kv_min_v);
-      CHECK(t.kv_min_i == c.kv_min_i);
-      CHECK(t.kv_max_v == c.kv_max_v);
-      CHECK(t.kv_max_i == c.kv_max_i);
-      // Floating-point sums: tcr within its compensated bound (CUB's plain sums need not be);
-      // thrust::device_ptr takes the pointer path (the same bits as the raw pointer).
-      check_contract<float>(op::sum, t.sum_f, fd, fd, true);
-      CHECK(t.sum_ptr_f == t.sum_f);
-      check_contract<float>(op::sum, t.sum_transform_f, hd, hd, true);
-    }
-    TCR_CHECK_CUDA(cudaStreamDestroy(s));
+    compare_with_cub({0, 1, 7, 1000, 5003, 70001});
+  }
+  TEST_CASE("code written for cub::DeviceReduce gives CUB's results with tcr, 2^20 (large)") {
+    compare_with_cub({(1 << 20) + 7, (1 << 22) + 1});
   }
 
   TEST_CASE("Min / Max / ArgMin / ArgMax: CUB's rules on every type and kernel path") {
-    check_extrema_all_paths<__half>(10);
-    check_extrema_all_paths<__nv_bfloat16>(20);
-    check_extrema_all_paths<__nv_fp8_e4m3>(30);
-    check_extrema_all_paths<float>(40);
-    check_extrema_all_paths<double>(50);
-    check_extrema_all_paths<std::int8_t>(60);
-    check_extrema_all_paths<std::uint64_t>(70);
+    check_extrema_all_paths<__half>(10, path_sizes);
+    check_extrema_all_paths<__nv_bfloat16>(20, path_sizes);
+    check_extrema_all_paths<__nv_fp8_e4m3>(30, path_sizes);
+    check_extrema_all_paths<float>(40, path_sizes);
+    check_extrema_all_paths<double>(50, path_sizes);
+    check_extrema_all_paths<std::int8_t>(60, path_sizes);
+    check_extrema_all_paths<std::uint64_t>(70, path_sizes);
+  }
+  TEST_CASE("Min / Max / ArgMin / ArgMax: CUB's rules, 2^20 elements (large)") {
+    check_extrema_all_paths<__half>(110, large_sizes);
+    check_extrema_all_paths<__nv_bfloat16>(120, large_sizes);
+    check_extrema_all_paths<__nv_fp8_e4m3>(130, large_sizes);
+    check_extrema_all_paths<float>(140, large_sizes);
+    check_extrema_all_paths<double>(150, large_sizes);
+    check_extrema_all_paths<std::int8_t>(160, large_sizes);
+    check_extrema_all_paths<std::uint64_t>(170, large_sizes);
   }
 
   TEST_CASE("Min over +inf elements is +inf (CUB folds in max()); empty inputs as CUB") {

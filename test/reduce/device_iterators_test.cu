@@ -28,7 +28,8 @@ struct to_float {
   __host__ __device__ float operator()(int i) const { return static_cast<float>(i) * 0.5f; }
 };
 
-constexpr std::int64_t path_sizes[] = {1, 33, 4097, 20011, (std::int64_t(1) << 20) + 5};
+constexpr std::int64_t path_sizes[] = {1, 33, 4097, 20011, 70001};
+constexpr std::int64_t large_sizes[] = {(std::int64_t(1) << 20) + 5};
 
 // Runs the two-phase form of f(temp, bytes) and returns the one result of type Out.
 template <class Out, class F>
@@ -74,9 +75,9 @@ i128 exact_sum(const std::vector<T>& x, bool absolute) {
 
 // Sum and Asum of integers of type T: exact into int64 (and the 64-bit wrap), the 32-bit wrap,
 // double (correctly rounded), and the df32 / dd pairs.
-template <class T>
-void check_integer_sums(std::uint64_t seed) {
-  for (std::int64_t n : path_sizes) {
+template <class T, std::size_t K = 5>
+void check_integer_sums(std::uint64_t seed, const std::int64_t (&sizes)[K] = path_sizes) {
+  for (std::int64_t n : sizes) {
     for (bool absolute : {false, true}) {
       INFO("integer ", sizeof(T) * 8, "-bit ", std::is_signed_v<T> ? "signed" : "unsigned",
            " n = ", n, absolute ? " Asum" : " Sum");
@@ -204,6 +205,12 @@ TEST_SUITE("gpu") {
     check_integer_sums<std::int32_t>(4340);
     check_integer_sums<std::int64_t>(4360);
     check_integer_sums<std::uint64_t>(4380);
+  }
+
+  TEST_CASE("integer inputs: exact sums, 2^20 elements (large)") {
+    check_integer_sums<std::int8_t>(4500, large_sizes);
+    check_integer_sums<std::int32_t>(4540, large_sizes);
+    check_integer_sums<std::uint64_t>(4580, large_sizes);
   }
 
   TEST_CASE("integer Dot and a half result of an integer sum") {
