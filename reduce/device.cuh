@@ -332,17 +332,17 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
       n <= c.one_block_max) {
     // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent L2
     // round trips cost more than the block's extra reduction levels).
-    reduce_kernel<R, c.one_block_threads, c.one_block_unroll, E>
+    reduce_kernel<R, c.one_block_threads, c.one_block_unroll, E, false>
         <<<1, c.one_block_threads, 0, stream>>>(p, fresh);
     return cudaPeekAtLastError();
   }
   const std::int64_t by_size = partials_for(n, eb);
-  constexpr auto kernel = reduce_kernel<R, c.threads, c.unroll, E>;
   if (by_size == 1) {
     // Small inputs (at most bytes_per_block bytes, n = 0 included): a grid of one block.
-    kernel<<<1, c.threads, 0, stream>>>(p, fresh);
+    reduce_kernel<R, c.threads, c.unroll, E, false><<<1, c.threads, 0, stream>>>(p, fresh);
     return cudaPeekAtLastError();
   }
+  constexpr auto kernel = reduce_kernel<R, c.threads, c.unroll, E, true>;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess)

@@ -267,7 +267,10 @@ struct thread_state {
 
 // R: a reduction (above), passed its empty accumulator `fresh` (which may carry Reduce's op and
 // init). Threads: threads per block; Unroll: vectors per operand in flight; E: the engine.
-template <class R, int Threads, int Unroll, engine_kind E>
+// Grid: the kernel of a grid (partials, arrival, the last block merges); false: a grid of one
+// block, compiled without that code (a smaller kernel: with a cold L2 every launch fetches the
+// kernel's whole code from DRAM, which is most of a small reduction's time).
+template <class R, int Threads, int Unroll, engine_kind E, bool Grid>
 __global__ void __launch_bounds__(Threads)
     reduce_kernel(kernel_params<R> p, typename R::accumulator fresh) {
   using Acc = typename R::accumulator;
@@ -286,15 +289,15 @@ __global__ void __launch_bounds__(Threads)
     typename BlockP::TempStorage partials;
     typename BlockC::TempStorage compact;
   } s_reduce;
-  __shared__ bool s_last;
 
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * Threads + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * Threads;
+  const std::int64_t stride = Grid ? static_cast<std::int64_t>(gridDim.x) * Threads : Threads;
 
   // The arrival word, read now so that the read overlaps the loads (see the header comment).
-  unsigned long long r_seen = 0;
-  if (gridDim.x > 1 && threadIdx.x == 0)
-    r_seen = peek_arrival(p.arrival);
+  [[maybe_unused]] unsigned long long r_seen = 0; // read by the grid kernel only
+  if constexpr (Grid)
+    if (threadIdx.x == 0)
+      r_seen = peek_arrival(p.arrival);
 
   thread_state<R, E> r_state{fresh, fresh};
 
@@ -354,68 +357,80 @@ __global__ void __launch_bounds__(Threads)
     }
   }
 
-  // 2. Block reduce: one P per thread, in a fixed order, over the first `valid` threads (the
-  // others hold nothing); every thread calls (block-uniform branch). Blocks whose partials all
-  // fit the compact form combine that instead.
-  const auto combine = [&](const P& part, int valid) -> P {
+  // 2. Block reduce: one P per thread, in a fixed order; every thread calls (block-uniform
+  // branch). Blocks whose partials all fit the compact form combine that instead. With
+  // Limited (std::true_type), only the first `valid` threads' partials are combined (the others
+  // hold nothing): a tree of log2(valid) levels, at the price of a second tree's code.
+  const auto combine = [&](const P& part, auto limited, int valid) -> P {
+    constexpr bool Limited = decltype(limited)::value;
+    const auto reduce = [&](auto block, const auto& x, auto op) {
+      if constexpr (Limited)
+        return block.Reduce(x, op, valid);
+      else
+        return block.Reduce(x, op);
+    };
     if constexpr (has_compact) {
       C compact{};
       const bool fits = fresh.to_compact(part, compact);
       if (__syncthreads_and(fits)) {
         const auto merge_c = [&](const C& a, const C& b) { return fresh.merge(a, b); };
-        return fresh.from_compact(BlockC(s_reduce.compact).Reduce(compact, merge_c, valid));
+        return fresh.from_compact(reduce(BlockC(s_reduce.compact), compact, merge_c));
       }
     }
     const auto merge_p = [&](const P& a, const P& b) { return fresh.merge(a, b); };
-    return BlockP(s_reduce.partials).Reduce(part, merge_p, valid); // ends with a barrier
+    return reduce(BlockP(s_reduce.partials), part, merge_p); // ends with a barrier
   };
   using Out = typename R::out_type;
-  const P block_total = combine(r_state.partial(), Threads);
-  if (gridDim.x == 1) {
+  const P block_total = combine(r_state.partial(), std::false_type{}, Threads);
+  if constexpr (!Grid) {
     if (threadIdx.x == 0)
       write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
                                    : fresh.template finish<Out>(block_total));
-    return;
-  }
+  } else {
+    // 3. Arrive.
+    P* g_partials = reinterpret_cast<P*>(p.partials);
+    __shared__ bool s_last;
+    if (threadIdx.x == 0) {
+      g_partials[blockIdx.x] = block_total;
+      __threadfence(); // release: the partial is visible before the arrival is
+      const bool last = arrive_last(p.arrival, p.key, gridDim.x, r_seen);
+      if (last)
+        __threadfence(); // acquire: every partial is visible to this block after the barrier
+      s_last = last;
+    }
+    __syncthreads();
+    if (!s_last)
+      return;
 
-  // 3. Arrive.
-  P* g_partials = reinterpret_cast<P*>(p.partials);
-  if (threadIdx.x == 0) {
-    g_partials[blockIdx.x] = block_total;
-    __threadfence(); // release: the partial is visible before the arrival is
-    const bool last = arrive_last(p.arrival, p.key, gridDim.x, r_seen);
-    if (last)
-      __threadfence(); // acquire: every partial is visible to this block after the barrier
-    s_last = last;
-  }
-  __syncthreads();
-  if (!s_last)
-    return;
-
-  // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
-  // max_grid / Threads) in block order, the loads of a batch in flight together; a grid smaller
-  // than the block combines its first `grid` threads only (a tree of log2(grid) levels).
-  constexpr int per_thread = max_grid / Threads;
-  constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
-  static_assert(per_thread % batch == 0, "partials per thread");
-  const int grid = static_cast<int>(gridDim.x);
-  P r_merged = fresh.partial();
+    // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
+    // max_grid / Threads) in block order, the loads of a batch in flight together.
+    constexpr int per_thread = max_grid / Threads;
+    constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
+    static_assert(per_thread % batch == 0, "partials per thread");
+    const int grid = static_cast<int>(gridDim.x);
+    P r_merged = fresh.partial();
 #pragma unroll 1
-  for (int b0 = threadIdx.x; b0 < grid; b0 += batch * Threads) {
-    P r_part[batch];
+    for (int b0 = threadIdx.x; b0 < grid; b0 += batch * Threads) {
+      P r_part[batch];
 #pragma unroll
-    for (int j = 0; j < batch; ++j)
-      if (b0 + j * Threads < grid)
-        r_part[j] = load_cg(g_partials + b0 + j * Threads);
+      for (int j = 0; j < batch; ++j)
+        if (b0 + j * Threads < grid)
+          r_part[j] = load_cg(g_partials + b0 + j * Threads);
 #pragma unroll
-    for (int j = 0; j < batch; ++j)
-      if (b0 + j * Threads < grid)
-        r_merged = fresh.merge(r_merged, r_part[j]);
-  }
-  const P total = combine(r_merged, grid < Threads ? grid : Threads);
-  if (threadIdx.x == 0) {
-    write_result(p.out, fresh.template finish<Out>(total));
-    reset_arrival(p.arrival, p.key);
+      for (int j = 0; j < batch; ++j)
+        if (b0 + j * Threads < grid)
+          r_merged = fresh.merge(r_merged, r_part[j]);
+    }
+    // Heavy partials (the double machinery's) combine a grid smaller than the block over its
+    // first `grid` threads only (log2(grid) merge levels); a float partial's merge is one
+    // addition, not worth the second tree's code.
+    constexpr bool fewer_levels = sizeof(P) > 16;
+    const P total =
+        combine(r_merged, std::bool_constant<fewer_levels>{}, grid < Threads ? grid : Threads);
+    if (threadIdx.x == 0) {
+      write_result(p.out, fresh.template finish<Out>(total));
+      reset_arrival(p.arrival, p.key);
+    }
   }
 }
 
