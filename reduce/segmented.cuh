@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr: segmented reductions, a drop-in for cub::DeviceSegmentedReduce with compensated accuracy.
+//
+//   size_t bytes = 0;
+//   tcr::DeviceSegmentedReduce::Sum(nullptr, bytes, d_in, d_out, num_segments,
+//                                   d_offsets, d_offsets + 1, stream);        // size query
+//   tcr::DeviceSegmentedReduce::Sum(d_temp, bytes, d_in, d_out, num_segments,
+//                                   d_offsets, d_offsets + 1, stream);        // one launch
+//   tcr::DeviceSegmentedReduce::Sum(d_temp, bytes, d_in, d_out, num_segments,
+//                                   segment_size, stream);                    // fixed size
+//
+// Operations, per segment: Sum, Asum, Dot (two inputs, the same segments in both), Nrm2,
+// Reduce(op, init), Min, Max, ArgMin, ArgMax. Segments are given either by begin / end offset
+// iterators (any integer type; segment i is [begin[i], end[i]), empty where end[i] <= begin[i];
+// segments may overlap, leave gaps and be of any and very different lengths), or by a fixed
+// segment_size (segment i is [i segment_size, (i + 1) segment_size), CCCL 3.2's overload).
+// d_out[i] receives segment i's result. Input, result and element types as tcr::DeviceReduce
+// (reduce/device.cuh): floating-point inputs into float, double, __half, __nv_bfloat16,
+// tcr::df32 or tcr::dd; integer Sum / Asum / Dot exact (integer_sum_accumulator, results
+// rounded once, integers wrap); Min / Max / ArgMin / ArgMax with the rules of
+// reduce/detail/extrema.cuh. An empty segment gets CUB's value: 0 for Sum, Asum, Dot and Nrm2,
+// init for Reduce, numeric_limits<T>::max() / lowest() for Min / Max, and {1, max()} /
+// {1, lowest()} for ArgMin / ArgMax.
+// ArgMin / ArgMax write one pair per segment, {index, extremum}, the index relative to the
+// segment's start (ties: the smallest index): KeyValuePair<int, T> by default (CUB), any type
+// with Key / Value members (tcr::KeyValuePair, cub::KeyValuePair), or a pair with first /
+// second (cuda::std::pair, CCCL 3.2's fixed-size overload).
+//
+// Accuracy, per segment (s its exact result, S its sum of |x_i| (Dot: |x_i y_i|), u the unit
+// roundoff of the result type), as tcr::DeviceReduce's Accuracy::compensated:
+//   float result:  |res - s| <= 2u|s| + 2^-40 S
+//   double result: |res - s| <= 2u|s| + 2^-88 S
+//   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double); df32 / dd / half / bfloat16
+//   results as in reduce/device.cuh; Inf and NaN stay in their own segment.
+// for segments of at most 2^24 elements (the proofs of compensated/chunked.cuh bound the height
+// of the folds and merges by 2^16; a longer segment is folded by 256 threads in chains longer
+// than that, and its result is computed the same way, without the proven bound). Accuracy::fast
+// runs the same compensated path (its bound holds with c = 1); Engine::tensor_core gives
+// cudaErrorNotSupported (no tensor-core path yet), automatic and cuda_core run on the CUDA cores.
+//
+// Reproducibility: each segment's combining order depends only on its length and its inputs'
+// addresses modulo 16 bytes: a segment of at most 4096 elements is folded by one warp, longer
+// ones by one block of 256 threads, in the fixed pattern of reduce/detail/segmented_kernel.cuh
+// (lane or thread r takes vectors r, r + T, ...; a fixed shuffle tree, then for blocks a fixed
+// BlockReduce). So the same segment gives the same bits run to run, on any GPU, whatever the
+// other segments, the grid, or whether it came through offsets or the fixed-size overload.
+//
+// Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
+// synchronisation, no allocation, capturable in a CUDA graph. No temporary storage is used: the
+// size query (d_temp_storage == nullptr) returns 1, as CUB does, and any storage is accepted.
+//
+// Errors (cudaErrorInvalidValue, nothing written, no launch): num_segments < 0; segment_size < 0
+// or num_segments * segment_size beyond 2^63; with num_segments > 0: a null d_out, a null or
+// misaligned offset pointer, a null input (offsets: whatever the segments hold, since the host
+// cannot read them; fixed size: when segment_size > 0), an input or output pointer not aligned
+// to its element type. A segment whose end offset lies below its begin offset lives in device
+// memory, where the host cannot check it: it is read as an empty segment (as CUB does).
+// Offsets and segment ends are the caller's promise: every element of every segment must lie
+// in d_in (and d_y); an index that does not fit the index type of ArgMin's pair is truncated.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include "../compensated/reductions.cuh"
+#include "detail/device_kernel.cuh"
+#include "detail/extrema.cuh"
+#include "detail/segmented_kernel.cuh"
+#include "detail/sources.cuh"
+#include "device.cuh"
+#include "key_value_pair.cuh"
+
+namespace tcr {
+namespace detail {
+namespace segmented {
+
+using device::op_kind;
+
+// The offset overloads take iterators; an integer in that place is a segment size (the
+// fixed-size overloads), so the offset overloads step aside for it.
+template <class It>
+using if_offsets = std::enable_if_t<!std::is_integral_v<It>, int>;
+
+inline constexpr std::size_t temp_bytes = 1; // none used; nonzero, as CUB
+
+// The host's checks of the segments: offset pointers not null and aligned (when there are
+// segments); a fixed size not negative and the whole batch within 2^63 elements. `reads` says
+// whether any element is read.
+template <class BeginIt, class EndIt>
+bool valid(const offset_segments<BeginIt, EndIt>& s, std::int64_t num_segments, bool& reads) {
+  reads = true;
+  return num_segments == 0 ||
+         (!device::null_source(s.begin) && !device::null_source(s.end) &&
+          !device::misaligned_source(s.begin) && !device::misaligned_source(s.end));
+}
+inline bool valid(const fixed_segments& s, std::int64_t num_segments, bool& reads) {
+  reads = s.size > 0;
+  return s.size >= 0 &&
+         (s.size == 0 || num_segments <= std::numeric_limits<std::int64_t>::max() / s.size);
+}
+
+template <class BeginIt, class EndIt>
+offset_segments<BeginIt, EndIt> offsets_of(const BeginIt& begin, const EndIt& end) {
+  using B = device::it_value_t<BeginIt>;
+  using E = device::it_value_t<EndIt>;
+  static_assert(std::is_integral_v<B> && std::is_integral_v<E> && !std::is_same_v<B, bool> &&
+                    !std::is_same_v<E, bool>,
+                "tcr::DeviceSegmentedReduce: the offset iterators' value type must be an integer");
+  return {begin, end};
+}
+
+// Checks, then the one launch of reduction R over the segments.
+template <class R, class Segments>
+cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                   const segmented_params<R, Segments>& p, cudaStream_t stream,
+                   const typename R::accumulator& fresh) {
+  using device::misaligned_source;
+  using device::null_source;
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = temp_bytes;
+    return cudaSuccess;
+  }
+  bool reads = false;
+  if (p.num_segments < 0 || !valid(p.segments, p.num_segments, reads))
+    return cudaErrorInvalidValue;
+  if (p.num_segments == 0)
+    return cudaSuccess;
+  if (null_source(p.out) || misaligned_source(p.out))
+    return cudaErrorInvalidValue;
+  if (reads && (null_source(p.x) || misaligned_source(p.x)))
+    return cudaErrorInvalidValue;
+  if (R::binary && reads && (null_source(p.y) || misaligned_source(p.y)))
+    return cudaErrorInvalidValue;
+  const std::int64_t groups = (p.num_segments - 1) / segmented_warps + 1;
+  const int grid = static_cast<int>(groups < segmented_max_grid ? groups : segmented_max_grid);
+  segmented_kernel<R, Segments><<<grid, segmented_threads, 0, stream>>>(p, fresh);
+  return cudaPeekAtLastError();
+}
+
+template <class R, class Segments, class XS, class YS, class OutIt>
+segmented_params<R, Segments> params_for(const XS& x, const YS& y, const OutIt& out,
+                                         std::int64_t num_segments, const Segments& segments) {
+  segmented_params<R, Segments> p{};
+  p.x = x;
+  if constexpr (R::binary)
+    p.y = y;
+  p.out = out;
+  p.segments = segments;
+  p.num_segments = num_segments;
+  return p;
+}
+
+// Sum, Asum, Dot, Nrm2: the accumulator of tcr::DeviceReduce for the types (integers exact).
+template <op_kind Op, class XIt, class YIt, class OutIt, class Segments>
+cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt& x, const YIt& y,
+                const OutIt& out, std::int64_t num_segments, const Segments& segments,
+                cudaStream_t stream, ReduceOptions options) {
+  using X = device::it_value_t<XIt>;
+  using Y = device::it_value_t<YIt>;
+  using Out = device::out_value_t<OutIt, X>;
+  const auto xs = device::source_of(x);
+  const auto ys = device::source_of(y);
+  using XS = std::remove_const_t<decltype(xs)>;
+  using YS = std::remove_const_t<decltype(ys)>;
+  constexpr bool binary = Op == op_kind::dot;
+  if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
+    return cudaErrorNotSupported; // no tensor-core path for segments yet
+  if constexpr (is_integer_input_v<X>) {
+    static_assert(Op != op_kind::nrm2,
+                  "tcr::DeviceSegmentedReduce::Nrm2: integer inputs are not supported (pass a "
+                  "transform iterator that converts them to float or double)");
+    constexpr bool dot_ok =
+        Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4);
+    static_assert(dot_ok, "tcr::DeviceSegmentedReduce::Dot of integers: both operands integers "
+                          "of at most 32 bits");
+    constexpr bool out_ok =
+        is_result_type_v<Out> || is_integer_input_v<Out> || std::is_same_v<Out, int128>;
+    static_assert(out_ok, "tcr::DeviceSegmentedReduce: the result of an integer reduction must "
+                          "be an integer, float, double, __half, __nv_bfloat16, tcr::df32, "
+                          "tcr::dd or tcr::int128");
+    if constexpr (Op == op_kind::nrm2 || !dot_ok || !out_ok) {
+      return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
+    } else {
+      using Acc = integer_sum_accumulator<Op == op_kind::asum>;
+      using R = device::reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, false, XS,
+                                  std::conditional_t<binary, YS, const X*>, OutIt>;
+      return launch(d_temp_storage, temp_storage_bytes,
+                    params_for<R>(xs, ys, out, num_segments, segments), stream, Acc{});
+    }
+  } else {
+    static_assert(is_input_type_v<X> && is_input_type_v<Y>,
+                  "tcr::DeviceSegmentedReduce: the inputs' value types must be e4m3, e5m2, half, "
+                  "bfloat16, float, double or an integer type (use Reduce for others)");
+    static_assert(is_result_type_v<Out>,
+                  "tcr::DeviceSegmentedReduce: the result must be float, double, __half, "
+                  "__nv_bfloat16, tcr::df32 or tcr::dd");
+    if constexpr (!(is_input_type_v<X> && is_input_type_v<Y> && is_result_type_v<Out>)) {
+      return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
+    } else {
+      using R = typename device::reduction_for<Op, X, Y, Out, XS, YS, OutIt>::type;
+      return launch(d_temp_storage, temp_storage_bytes,
+                    params_for<R>(xs, ys, out, num_segments, segments), stream,
+                    typename R::accumulator{});
+    }
+  }
+}
+
+// Reduce(op, init): op applied in the segment's fixed order, init folded in once (as CUB).
+template <class InputIt, class OutIt, class Op, class Init, class Segments>
+cudaError_t run_reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const InputIt& in,
+                       const OutIt& out, std::int64_t num_segments, const Segments& segments, Op op,
+                       const Init& init, cudaStream_t stream) {
+  using X = device::it_value_t<InputIt>;
+  using Out = device::out_value_t<OutIt, Init>;
+  const auto xs = device::source_of(in);
+  using XS = std::remove_const_t<decltype(xs)>;
+  static_assert(std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
+                "tcr::DeviceSegmentedReduce::Reduce: the result type must be trivially copyable "
+                "and default-constructible");
+  static_assert(std::is_trivially_copyable_v<Op>,
+                "tcr::DeviceSegmentedReduce::Reduce: op is passed to the kernel by value");
+  constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
+  static_assert(binary_op, "tcr::DeviceSegmentedReduce::Reduce: op must take two values of the "
+                           "result type and return one");
+  if constexpr (binary_op) {
+    using Acc = reduce_accumulator<Out, Op>;
+    using R = device::reduction<Acc, X, void, Out, false, XS, const X*, OutIt>;
+    const Acc fresh{op, static_cast<Out>(init)};
+    return launch(d_temp_storage, temp_storage_bytes,
+                  params_for<R>(xs, xs, out, num_segments, segments), stream, fresh);
+  } else {
+    return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
+  }
+}
+
+template <class O, class = void>
+struct is_pair_like : std::false_type {};
+template <class O>
+struct is_pair_like<O, std::void_t<typename O::first_type, typename O::second_type>>
+    : std::true_type {};
+
+// ArgMin / ArgMax into a pair with first / second (cuda::std::pair) as well as Key / Value.
+template <class T, bool Max>
+struct arg_accumulator : device::arg_extremum_accumulator<T, Max> {
+  using base = device::arg_extremum_accumulator<T, Max>;
+  using typename base::partial_type;
+  template <class O>
+  TCR_HD O finish(const partial_type& p) const {
+    if constexpr (is_pair_like<O>::value) {
+      using KV = KeyValuePair<typename O::first_type, typename O::second_type>;
+      const KV r = base::template finish<KV>(p);
+      return O{r.key, r.value};
+    } else {
+      return base::template finish<O>(p);
+    }
+  }
+  template <class O>
+  TCR_HD O empty_result() const {
+    return finish<O>(partial_type{typename base::pair{}, false});
+  }
+};
+
+// Min / Max (Arg: ArgMin / ArgMax).
+template <bool Arg, bool Max, class InputIt, class OutIt, class Segments>
+cudaError_t run_extremum(void* d_temp_storage, std::size_t& temp_storage_bytes, const InputIt& in,
+                         const OutIt& out, std::int64_t num_segments, const Segments& segments,
+                         cudaStream_t stream) {
+  using T = device::it_value_t<InputIt>;
+  const auto xs = device::source_of(in);
+  using XS = std::remove_const_t<decltype(xs)>;
+  static_assert(device::has_extremum_rules_v<T>,
+                "tcr::DeviceSegmentedReduce::Min / Max / ArgMin / ArgMax: the value type needs "
+                "operator< and std::numeric_limits (for the result of an empty segment)");
+  if constexpr (!device::has_extremum_rules_v<T>) {
+    return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
+  } else if constexpr (Arg) {
+    using Out = device::out_value_t<OutIt, KeyValuePair<int, T>>;
+    using Acc = arg_accumulator<T, Max>;
+    using S = device::indexed_source<XS, T>;
+    using Pair = typename Acc::pair;
+    using R = device::reduction<Acc, Pair, void, Out, false, S, const Pair*, OutIt>;
+    return launch(d_temp_storage, temp_storage_bytes,
+                  params_for<R>(S{xs}, xs, out, num_segments, segments), stream, Acc{});
+  } else {
+    using Out = device::out_value_t<OutIt, T>;
+    using Acc = device::extremum_accumulator<T, Max>;
+    using R = device::reduction<Acc, T, void, Out, false, XS, const T*, OutIt>;
+    return launch(d_temp_storage, temp_storage_bytes,
+                  params_for<R>(xs, xs, out, num_segments, segments), stream, Acc{});
+  }
+}
+
+} // namespace segmented
+} // namespace detail
+
+// Every entry point takes CUB's arguments in CUB's order, in two forms: begin / end offset
+// iterators (d_begin_offsets, d_end_offsets; for contiguous segments, offsets and offsets + 1),
+// and the fixed-size overload (num_segments, segment_size). d_in: any random-access input
+// iterator (pointers and pointer wrappers with get() are read as 16-byte vectors); d_out: a
+// pointer or a random-access output iterator, num_segments results. Sum, Asum, Dot and Nrm2
+// take tcr's ReduceOptions last.
+struct DeviceSegmentedReduce {
+  // sum x_i per segment.
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, std::int64_t num_segments, BeginOffsetIt d_begin_offsets,
+                         EndOffsetIt d_end_offsets, cudaStream_t stream = 0,
+                         ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::sum>(
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream, options);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, std::int64_t num_segments, int segment_size,
+                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::sum>(
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream, options);
+  }
+
+  // sum |x_i| per segment.
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                          OutputIt d_out, std::int64_t num_segments, BeginOffsetIt d_begin_offsets,
+                          EndOffsetIt d_end_offsets, cudaStream_t stream = 0,
+                          ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::asum>(
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream, options);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t Asum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                          OutputIt d_out, std::int64_t num_segments, int segment_size,
+                          cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::asum>(
+        d_temp_storage, temp_storage_bytes, d_in, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream, options);
+  }
+
+  // sqrt(sum x_i^2) per segment, without overflow or underflow for any finite input.
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_x,
+                          OutputIt d_out, std::int64_t num_segments, BeginOffsetIt d_begin_offsets,
+                          EndOffsetIt d_end_offsets, cudaStream_t stream = 0,
+                          ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::nrm2>(
+        d_temp_storage, temp_storage_bytes, d_x, d_x, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream, options);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t Nrm2(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_x,
+                          OutputIt d_out, std::int64_t num_segments, int segment_size,
+                          cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::nrm2>(
+        d_temp_storage, temp_storage_bytes, d_x, d_x, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream, options);
+  }
+
+  // sum x_i y_i per segment (segment i of both inputs: the same offsets).
+  template <class InputItX, class InputItY, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, InputItX d_x,
+                         InputItY d_y, OutputIt d_out, std::int64_t num_segments,
+                         BeginOffsetIt d_begin_offsets, EndOffsetIt d_end_offsets,
+                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::dot>(
+        d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream, options);
+  }
+  template <class InputItX, class InputItY, class OutputIt>
+  static cudaError_t Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, InputItX d_x,
+                         InputItY d_y, OutputIt d_out, std::int64_t num_segments, int segment_size,
+                         cudaStream_t stream = 0, ReduceOptions options = {}) {
+    return detail::segmented::run<detail::device::op_kind::dot>(
+        d_temp_storage, temp_storage_bytes, d_x, d_y, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream, options);
+  }
+
+  // init op x_0 op x_1 ... per segment (op associative; applied in the segment's fixed order);
+  // an empty segment gets init. The result type is d_out's value type (init's where it names
+  // none).
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            class ReductionOpT, class T, detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, std::int64_t num_segments,
+                            BeginOffsetIt d_begin_offsets, EndOffsetIt d_end_offsets,
+                            ReductionOpT reduction_op, T initial_value, cudaStream_t stream = 0) {
+    return detail::segmented::run_reduce(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), reduction_op, initial_value,
+        stream);
+  }
+  template <class InputIt, class OutputIt, class ReductionOpT, class T>
+  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, std::int64_t num_segments, int segment_size,
+                            ReductionOpT reduction_op, T initial_value, cudaStream_t stream = 0) {
+    return detail::segmented::run_reduce(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, reduction_op, initial_value, stream);
+  }
+
+  // The least element per segment (numeric_limits<T>::max() for an empty one).
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, std::int64_t num_segments, BeginOffsetIt d_begin_offsets,
+                         EndOffsetIt d_end_offsets, cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<false, false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, std::int64_t num_segments, int segment_size,
+                         cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<false, false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream);
+  }
+
+  // The greatest element per segment (numeric_limits<T>::lowest() for an empty one).
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, std::int64_t num_segments, BeginOffsetIt d_begin_offsets,
+                         EndOffsetIt d_end_offsets, cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<false, true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                         OutputIt d_out, std::int64_t num_segments, int segment_size,
+                         cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<false, true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream);
+  }
+
+  // The first least element per segment and its index within the segment, as one pair
+  // {index, value} (KeyValuePair<int, T> by default); {1, numeric_limits<T>::max()} for an
+  // empty segment.
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, std::int64_t num_segments,
+                            BeginOffsetIt d_begin_offsets, EndOffsetIt d_end_offsets,
+                            cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<true, false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, std::int64_t num_segments, int segment_size,
+                            cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<true, false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream);
+  }
+
+  // The first greatest element per segment and its index; {1, numeric_limits<T>::lowest()} for
+  // an empty segment.
+  template <class InputIt, class OutputIt, class BeginOffsetIt, class EndOffsetIt,
+            detail::segmented::if_offsets<BeginOffsetIt> = 0>
+  static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, std::int64_t num_segments,
+                            BeginOffsetIt d_begin_offsets, EndOffsetIt d_end_offsets,
+                            cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<true, true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::offsets_of(d_begin_offsets, d_end_offsets), stream);
+  }
+  template <class InputIt, class OutputIt>
+  static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
+                            OutputIt d_out, std::int64_t num_segments, int segment_size,
+                            cudaStream_t stream = 0) {
+    return detail::segmented::run_extremum<true, true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments,
+        detail::segmented::fixed_segments{segment_size}, stream);
+  }
+};
+
+} // namespace tcr
