@@ -32,9 +32,9 @@
 //   double result: |res - s| <= 2u|s| + 2^-88 S
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double); df32 / dd / half / bfloat16
 //   results as in reduce/device.cuh; Inf and NaN stay in their own segment.
-// for segments of at most 2^24 elements (the proofs of compensated/chunked.cuh bound the height
-// of the folds and merges by 2^16; a longer segment is folded by 256 threads in chains longer
-// than that, and its result is computed the same way, without the proven bound). Accuracy::fast
+// for segments of fewer than 2^24 elements (the proofs of compensated/chunked.cuh bound the
+// height of the folds and merges by 2^16; 256 threads fold a longer segment in chains that may
+// exceed it: its result is computed the same way, without the proven bound). Accuracy::fast
 // runs the same compensated path (its bound holds with c = 1); Engine::tensor_core gives
 // cudaErrorNotSupported (no tensor-core path yet), automatic and cuda_core run on the CUDA cores.
 //
@@ -43,7 +43,9 @@
 // ones by one block of 256 threads, in the fixed pattern of reduce/detail/segmented_kernel.cuh
 // (lane or thread r takes vectors r, r + T, ...; a fixed shuffle tree, then for blocks a fixed
 // BlockReduce). So the same segment gives the same bits run to run, on any GPU, whatever the
-// other segments, the grid, or whether it came through offsets or the fixed-size overload.
+// other segments, the grid, or whether it came through offsets or the fixed-size overload (the
+// accumulators pin every rounding with _rn steps; Reduce's op is the caller's own code, which
+// the compiler may contract differently for another architecture).
 //
 // Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
 // synchronisation, no allocation, capturable in a CUDA graph. No temporary storage is used: the
