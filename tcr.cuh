@@ -18,4 +18,5 @@
 #include "compensated/ssq.cuh"
 #include "reduce/block.cuh"
 #include "reduce/device.cuh"
+#include "reduce/segmented.cuh"
 #include "reduce/warp.cuh"
