@@ -6,12 +6,17 @@
 //   tcr::DeviceReduce::Sum(d_temp, bytes, d_in, d_out, n, stream);      // one kernel launch
 //   tcr::DeviceReduce::Sum(d_in, d_out, n, stream);                     // or: allocates itself
 //
-// Operations: Sum, Asum (sum of |x|), Dot (sum x_i y_i), Nrm2 (sqrt(sum x_i^2)), and the generic
-// Reduce(op, init). Inputs: __nv_fp8_e4m3, __nv_fp8_e5m2, __half, __nv_bfloat16, float, double
-// (Dot: any pair of them). Results: float, double, or the unevaluated pairs tcr::df32 and tcr::dd
+// Operations: Sum, Asum (sum of |x|), Dot (sum x_i y_i), Nrm2 (sqrt(sum x_i^2)), the generic
+// Reduce(op, init) and TransformReduce, Min, Max, ArgMin, ArgMax (CUB's rules:
+// reduce/detail/extrema.cuh). Inputs: any random-access iterator (reduce/detail/sources.cuh)
+// whose value type is __nv_fp8_e4m3, __nv_fp8_e5m2, __half, __nv_bfloat16, float, double (Dot:
+// any pair of them) or, for Sum, Asum and Dot, an integer type (exact: integer_sum_accumulator).
+// Results: float, double, __half, __nv_bfloat16 (rounded once from the accurate value:
+// compensated/narrow.cuh), or the unevaluated pairs tcr::df32 and tcr::dd
 // (compensated/double_word.cuh): dd carries the double machinery's pair unrounded
 // (|hi + lo - s| <= 2^-104 |s| + 2^-100 S); df32 is the float machinery's double value split
-// into a float pair (|hi + lo - s| <= 2^-47 |s| + 2^-42 S, for results above 2^-100).
+// into a float pair (|hi + lo - s| <= 2^-47 |s| + 2^-42 S, for results above 2^-100); integer
+// sums also into any integer type (modulo 2^bits) and tcr::int128.
 //
 // Accuracy (Accuracy::compensated, the default; s the exact result, S = sum |x_i| (Dot:
 // sum |x_i y_i|), u the unit roundoff of the result type):
@@ -63,9 +68,11 @@
 // grows. The temporary storage need not be initialised (see reduce/detail/device_kernel.cuh for
 // the arrival counter that lives in it and its 2^-48 residual risk on never-used storage).
 //
-// Errors (nothing is written): cudaErrorInvalidValue for num_items < 0, a null d_out, a null
-// input with num_items > 0, an input not aligned to its element size, temporary storage smaller
-// than the size query returned; cudaErrorNotSupported for a forced engine that is unavailable.
+// Errors (nothing is written): cudaErrorInvalidValue for num_items < 0, a null or misaligned
+// output pointer, a null input pointer with num_items > 0, an input pointer not aligned to its
+// element size, temporary storage smaller than the size query returned (iterators other than
+// pointers cannot be checked); cudaErrorNotSupported for a forced engine that is unavailable
+// (the tensor-core engines also need pointer inputs).
 // Any alignment of the inputs to whole elements works: heads and tails are handled.
 #pragma once
 
