@@ -89,7 +89,8 @@ inline constexpr std::size_t temp_bytes = 1; // none used; nonzero, as CUB
 
 // The host's checks of the segments: offset pointers not null and aligned (when there are
 // segments); a fixed size not negative and the whole batch within 2^63 elements. `reads` says
-// whether any element is read.
+// whether the launch's sources (d_in, d_y) are read, so must be checked; segments that bring
+// their own (reduce/batched.cuh) check those in their own valid and say no.
 template <class BeginIt, class EndIt>
 bool valid(const offset_segments<BeginIt, EndIt>& s, std::int64_t num_segments, bool& reads) {
   reads = true;

@@ -37,27 +37,6 @@ inline constexpr std::int64_t segmented_warp_max = 4096;       // longer segment
 inline constexpr int segmented_unroll = 4;                     // vectors per operand in flight
 inline constexpr std::int64_t segmented_max_grid = std::int64_t(1) << 20; // blocks, at most
 
-// Where segment s lies: its first element and its length (end <= begin: an empty segment).
-template <class BeginIt, class EndIt>
-struct offset_segments {
-  BeginIt begin;
-  EndIt end;
-  __device__ __forceinline__ void bounds(std::int64_t s, std::int64_t& first,
-                                         std::int64_t& length) const {
-    first = static_cast<std::int64_t>(begin[s]);
-    const std::int64_t last = static_cast<std::int64_t>(end[s]);
-    length = last > first ? last - first : 0;
-  }
-};
-struct fixed_segments {
-  std::int64_t size;
-  __device__ __forceinline__ void bounds(std::int64_t s, std::int64_t& first,
-                                         std::int64_t& length) const {
-    first = s * size;
-    length = size;
-  }
-};
-
 // A source moved to element `first`, indexed from 0 within the segment (so indexed_source's
 // indices are relative to the segment's start, as CUB's segmented ArgMin writes them).
 // Pointers move (and keep the vector path); any other source is indexed through offset_source.
@@ -82,6 +61,37 @@ __device__ __forceinline__ auto segment_source(const device::indexed_source<It, 
   using S = decltype(segment_source(s.it, first));
   return device::indexed_source<S, T>{segment_source(s.it, first)};
 }
+
+// Where segment s lies: bounds(s, first, length) gives its locator `first` (here its first
+// element) and its length (end <= begin: an empty segment); source<I>(s_launch, first) gives the
+// source of operand I (0: x, 1: y) for that segment, here the launch's source moved to `first`.
+template <class BeginIt, class EndIt>
+struct offset_segments {
+  BeginIt begin;
+  EndIt end;
+  __device__ __forceinline__ void bounds(std::int64_t s, std::int64_t& first,
+                                         std::int64_t& length) const {
+    first = static_cast<std::int64_t>(begin[s]);
+    const std::int64_t last = static_cast<std::int64_t>(end[s]);
+    length = last > first ? last - first : 0;
+  }
+  template <int Operand, class S>
+  __device__ __forceinline__ auto source(const S& s, std::int64_t first) const {
+    return segment_source(s, first);
+  }
+};
+struct fixed_segments {
+  std::int64_t size;
+  __device__ __forceinline__ void bounds(std::int64_t s, std::int64_t& first,
+                                         std::int64_t& length) const {
+    first = s * size;
+    length = size;
+  }
+  template <int Operand, class S>
+  __device__ __forceinline__ auto source(const S& s, std::int64_t first) const {
+    return segment_source(s, first);
+  }
+};
 
 // What one launch reads and writes: R's sources and output, the segments and their count.
 template <class R, class Segments>
@@ -189,7 +199,8 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int rank,
 }
 
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
-// Segments: offset_segments or fixed_segments.
+// Segments: offset_segments, fixed_segments, or any type with their bounds and source (the
+// batches of reduce/batched.cuh).
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
@@ -211,9 +222,10 @@ __global__ void __launch_bounds__(segmented_threads)
   // Rank `rank` of a team of Team threads on the segment at `first` of `length` elements.
   const auto share = [&](auto team, std::int64_t first, std::int64_t length, int rank) {
     constexpr int Team = decltype(team)::value;
-    const auto x = segment_source(p.x, first);
+    const auto x = p.segments.template source<0>(p.x, first);
     if constexpr (R::binary)
-      return team_partial<R, Team>(x, segment_source(p.y, first), length, rank, fresh);
+      return team_partial<R, Team>(x, p.segments.template source<1>(p.y, first), length, rank,
+                                   fresh);
     else
       return team_partial<R, Team>(x, p.y, length, rank, fresh);
   };

@@ -8,6 +8,7 @@
 // launch (null_source, misaligned_source).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
@@ -70,6 +71,21 @@ struct transform_source {
   __device__ __forceinline__ T operator[](std::int64_t i) const { return static_cast<T>(f(it[i])); }
 };
 
+// s[i] = p[i * inc]: the elements of a vector with an element stride (BLAS's incx, any sign;
+// the caller moves p to the vector's first element). Iterator traits, so that it stands where an
+// input iterator does; indexed only.
+template <class T>
+struct strided_source {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const T*;
+  using reference = const T&;
+  const T* p;
+  std::int64_t inc;
+  __device__ __forceinline__ T operator[](std::int64_t i) const { return p[i * inc]; }
+};
+
 // ArgMin / ArgMax's two outputs: the extremum and its index, written from one KeyValuePair.
 template <class ExtremumIt, class IndexIt>
 struct paired_output {
@@ -100,6 +116,10 @@ template <class It, class F, class T>
 bool null_source(const transform_source<It, F, T>& s) {
   return null_source(s.it);
 }
+template <class T>
+bool null_source(const strided_source<T>& s) {
+  return s.p == nullptr;
+}
 template <class ExtremumIt, class IndexIt>
 bool null_source(const paired_output<ExtremumIt, IndexIt>& o) {
   return null_source(o.extremum) || null_source(o.index);
@@ -120,6 +140,10 @@ bool misaligned_source(const indexed_source<It, T>& s) {
 template <class It, class F, class T>
 bool misaligned_source(const transform_source<It, F, T>& s) {
   return misaligned_source(s.it);
+}
+template <class T>
+bool misaligned_source(const strided_source<T>& s) {
+  return misaligned_source(s.p);
 }
 template <class ExtremumIt, class IndexIt>
 bool misaligned_source(const paired_output<ExtremumIt, IndexIt>& o) {

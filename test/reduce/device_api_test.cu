@@ -8,6 +8,7 @@
 #include <climits>
 #include <thread>
 #include "reduce/device_test_util.hpp"
+#include "support/fake_address.hpp"
 
 namespace {
 
@@ -40,12 +41,6 @@ void check_temp_bytes_monotone() {
 struct max_op {
   __host__ __device__ int operator()(int a, int b) const { return a > b ? a : b; }
 };
-
-// A fake device address (never dereferenced: every case below fails its checks first).
-template <class T>
-T* fake(std::uintptr_t a) {
-  return reinterpret_cast<T*>(a);
-}
 
 } // namespace
 

@@ -14,18 +14,12 @@
 #include <cstdint>
 #include <limits>
 #include "reduce/segmented_test_util.hpp"
+#include "support/fake_address.hpp"
 
 namespace {
 
 using namespace tcr::test;
 using DSR = tcr::DeviceSegmentedReduce;
-
-// A fake device address (never dereferenced: every host case fails its checks first or
-// returns before the launch).
-template <class T>
-T* fake(std::uintptr_t a) {
-  return reinterpret_cast<T*>(a);
-}
 
 struct max_op {
   __host__ __device__ int operator()(int a, int b) const { return a > b ? a : b; }
