@@ -18,5 +18,6 @@
 #include "compensated/ssq.cuh"
 #include "reduce/block.cuh"
 #include "reduce/device.cuh"
+#include "reduce/batched.cuh"
 #include "reduce/segmented.cuh"
 #include "reduce/warp.cuh"
