@@ -377,36 +377,62 @@ cudaError_t launch_cuda_cores(void* d_temp_storage, std::size_t& temp_storage_by
                                                params_for<R>(x, y, out, n), stream, fresh);
 }
 
-// Sum, Asum, Dot, Nrm2 of integers: exact (compensated/reductions.cuh, integer_sum_accumulator).
-template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
-cudaError_t run_integer(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
-                        const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
-                        ReduceOptions options) {
-  static_assert(Op != op_kind::nrm2,
-                "tcr::DeviceReduce::Nrm2: integer inputs are not supported (pass a transform "
-                "iterator that converts them to float or double)");
-  static_assert(Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4),
-                "tcr::DeviceReduce::Dot of integers: both operands integers of at most 32 bits");
-  constexpr bool out_ok =
-      is_result_type_v<Out> || is_integer_input_v<Out> || std::is_same_v<Out, int128>;
-  static_assert(out_ok, "tcr::DeviceReduce: the result of an integer reduction must be an "
-                        "integer, float, double, __half, __nv_bfloat16, tcr::df32, tcr::dd or "
-                        "tcr::int128");
-  constexpr bool ok =
-      Op != op_kind::nrm2 &&
-      (Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4)) && out_ok;
-  if constexpr (!ok) {
-    return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
+// Sum, Asum, Dot, Nrm2 of elements X (and Y) into Out: whether the types make sense, each misuse
+// stopped by one static_assert (shared by DeviceReduce and DeviceSegmentedReduce). Integer
+// inputs are summed exactly (integer_sum_accumulator), floating-point ones compensated.
+template <op_kind Op, class X, class Y, class Out>
+constexpr bool sum_like_types_ok() {
+  if constexpr (is_integer_input_v<X>) {
+    static_assert(Op != op_kind::nrm2, "tcr: Nrm2: integer inputs are not supported (pass a "
+                                       "transform iterator that converts them to float or double)");
+    constexpr bool dot_ok =
+        Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4);
+    static_assert(dot_ok, "tcr: Dot of integers: both operands integers of at most 32 bits");
+    constexpr bool out_ok =
+        is_result_type_v<Out> || is_integer_input_v<Out> || std::is_same_v<Out, int128>;
+    static_assert(out_ok, "tcr: the result of an integer reduction must be an integer, float, "
+                          "double, __half, __nv_bfloat16, tcr::df32, tcr::dd or tcr::int128");
+    return Op != op_kind::nrm2 && dot_ok && out_ok;
   } else {
-    if (options.engine == Engine::tensor_core)
-      return cudaErrorNotSupported;
-    using Acc = integer_sum_accumulator<Op == op_kind::asum>;
-    constexpr bool binary = Op == op_kind::dot;
-    using R = reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, false, XS,
-                        std::conditional_t<binary, YS, const X*>, OutIt>;
-    return launch_cuda_cores<Op, R>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
-                                    Acc{});
+    constexpr bool in_ok = is_input_type_v<X> && is_input_type_v<Y>;
+    static_assert(in_ok, "tcr: the inputs' value types must be e4m3, e5m2, half, bfloat16, "
+                         "float, double or an integer type (use Reduce or TransformReduce for "
+                         "others)");
+    static_assert(is_result_type_v<Out>, "tcr: the result must be float, double, __half, "
+                                         "__nv_bfloat16, tcr::df32 or tcr::dd");
+    return in_ok && is_result_type_v<Out>;
   }
+}
+
+// The reduction of Sum, Asum, Dot, Nrm2 (for types that sum_like_types_ok accepts).
+template <bool Integer, op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
+struct sum_like_reduction {
+  using type = typename reduction_for<Op, X, Y, Out, XS, YS, OutIt>::type;
+};
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
+struct sum_like_reduction<true, Op, X, Y, Out, XS, YS, OutIt> {
+  static constexpr bool binary = Op == op_kind::dot;
+  using type = reduction<integer_sum_accumulator<Op == op_kind::asum>, X,
+                         std::conditional_t<binary, Y, void>, Out, false, XS,
+                         std::conditional_t<binary, YS, const X*>, OutIt>;
+};
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
+using sum_like_reduction_t =
+    typename sum_like_reduction<is_integer_input_v<X>, Op, X, Y, Out, XS, YS, OutIt>::type;
+
+// Reduce's types: whether they make sense (shared as above).
+template <class Out, class Op>
+constexpr bool reduce_types_ok() {
+  constexpr bool out_ok = std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>;
+  static_assert(out_ok, "tcr: Reduce: the result type must be trivially copyable and "
+                        "default-constructible");
+  static_assert(std::is_trivially_copyable_v<Op>, "tcr: Reduce: op is passed to the kernel by "
+                                                  "value");
+  constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
+  static_assert(binary_op, "tcr: Reduce: op must take two values of the result type and return "
+                           "one (a binary operator such as cuda::std::plus<T> or "
+                           "cuda::maximum<T>)");
+  return out_ok && std::is_trivially_copyable_v<Op> && binary_op;
 }
 
 // Sum, Asum, Dot, Nrm2 of the floating-point input types.
@@ -414,7 +440,7 @@ template <op_kind Op, class X, class Y, class Out, class XS, class YS, class Out
 cudaError_t run_floating(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
                          const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
                          ReduceOptions options) {
-  using R = typename reduction_for<Op, X, Y, Out, XS, YS, OutIt>::type;
+  using R = sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
   const typename R::accumulator fresh{};
   const kernel_params<R> p = params_for<R>(xs, ys, out, n);
   constexpr bool sum_like = Op == op_kind::sum || Op == op_kind::asum;
@@ -465,21 +491,17 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
   const auto ys = source_of(y);
   using XS = std::remove_const_t<decltype(xs)>;
   using YS = std::remove_const_t<decltype(ys)>;
-  if constexpr (is_integer_input_v<X>) {
-    return run_integer<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
-                                      options);
+  if constexpr (!sum_like_types_ok<Op, X, Y, Out>()) {
+    return cudaErrorInvalidValue; // not reached: a static_assert stops the build
+  } else if constexpr (is_integer_input_v<X>) {
+    if (options.engine == Engine::tensor_core)
+      return cudaErrorNotSupported;
+    using R = sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
+    return launch_cuda_cores<Op, R>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                    typename R::accumulator{});
   } else {
-    static_assert(is_input_type_v<X> && is_input_type_v<Y>,
-                  "tcr::DeviceReduce: the inputs' value types must be e4m3, e5m2, half, bfloat16, "
-                  "float, double or an integer type (use Reduce or TransformReduce for others)");
-    static_assert(is_result_type_v<Out>,
-                  "tcr::DeviceReduce: the result must be float, double, __half, __nv_bfloat16, "
-                  "tcr::df32 or tcr::dd");
-    if constexpr (!(is_input_type_v<X> && is_input_type_v<Y> && is_result_type_v<Out>))
-      return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
-    else
-      return run_floating<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
-                                         options);
+    return run_floating<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                       options);
   }
 }
 
@@ -525,10 +547,7 @@ cudaError_t run_extremum(void* d_temp_storage, std::size_t& temp_storage_bytes, 
   using T = it_value_t<InputIt>;
   const auto xs = source_of(in);
   using XS = std::remove_const_t<decltype(xs)>;
-  static_assert(has_extremum_rules_v<T>,
-                "tcr::DeviceReduce::Min / Max / ArgMin / ArgMax: the value type needs operator< "
-                "and std::numeric_limits (for the result of an empty input)");
-  if constexpr (!has_extremum_rules_v<T>) {
+  if constexpr (!extremum_types_ok<T>()) {
     return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
   } else if constexpr (Arg) {
     using Acc = arg_extremum_accumulator<T, Max>;
@@ -551,23 +570,14 @@ cudaError_t run_reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, co
                        const OutIt& out, std::int64_t n, Op op, const Init& init,
                        cudaStream_t stream) {
   using Out = out_value_t<OutIt, Init>;
-  static_assert(std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
-                "tcr::DeviceReduce::Reduce: the result type must be trivially copyable and "
-                "default-constructible");
-  static_assert(std::is_trivially_copyable_v<Op>,
-                "tcr::DeviceReduce::Reduce: op is passed to the kernel by value");
-  constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
-  static_assert(binary_op, "tcr::DeviceReduce::Reduce: op must take two values of the result "
-                           "type and return one (a binary operator such as "
-                           "cuda::std::plus<T> or cuda::maximum<T>)");
-  if constexpr (binary_op) {
+  if constexpr (reduce_types_ok<Out, Op>()) {
     using Acc = reduce_accumulator<Out, Op>;
     using R = reduction<Acc, X, void, Out, false, XS, const X*, OutIt>;
     const Acc fresh{op, static_cast<Out>(init)};
     return launch_cuda_cores<op_kind::reduce, R>(d_temp_storage, temp_storage_bytes, xs, xs, out, n,
                                                  stream, fresh);
   } else {
-    return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
+    return cudaErrorInvalidValue; // not reached: a static_assert stops the build
   }
 }
 

@@ -167,46 +167,15 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
   const auto ys = device::source_of(y);
   using XS = std::remove_const_t<decltype(xs)>;
   using YS = std::remove_const_t<decltype(ys)>;
-  constexpr bool binary = Op == op_kind::dot;
   if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
     return cudaErrorNotSupported; // no tensor-core path for segments yet
-  if constexpr (is_integer_input_v<X>) {
-    static_assert(Op != op_kind::nrm2,
-                  "tcr::DeviceSegmentedReduce::Nrm2: integer inputs are not supported (pass a "
-                  "transform iterator that converts them to float or double)");
-    constexpr bool dot_ok =
-        Op != op_kind::dot || (is_integer_input_v<Y> && sizeof(X) <= 4 && sizeof(Y) <= 4);
-    static_assert(dot_ok, "tcr::DeviceSegmentedReduce::Dot of integers: both operands integers "
-                          "of at most 32 bits");
-    constexpr bool out_ok =
-        is_result_type_v<Out> || is_integer_input_v<Out> || std::is_same_v<Out, int128>;
-    static_assert(out_ok, "tcr::DeviceSegmentedReduce: the result of an integer reduction must "
-                          "be an integer, float, double, __half, __nv_bfloat16, tcr::df32, "
-                          "tcr::dd or tcr::int128");
-    if constexpr (Op == op_kind::nrm2 || !dot_ok || !out_ok) {
-      return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
-    } else {
-      using Acc = integer_sum_accumulator<Op == op_kind::asum>;
-      using R = device::reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, false, XS,
-                                  std::conditional_t<binary, YS, const X*>, OutIt>;
-      return launch(d_temp_storage, temp_storage_bytes,
-                    params_for<R>(xs, ys, out, num_segments, segments), stream, Acc{});
-    }
+  if constexpr (!device::sum_like_types_ok<Op, X, Y, Out>()) {
+    return cudaErrorInvalidValue; // not reached: a static_assert stops the build
   } else {
-    static_assert(is_input_type_v<X> && is_input_type_v<Y>,
-                  "tcr::DeviceSegmentedReduce: the inputs' value types must be e4m3, e5m2, half, "
-                  "bfloat16, float, double or an integer type (use Reduce for others)");
-    static_assert(is_result_type_v<Out>,
-                  "tcr::DeviceSegmentedReduce: the result must be float, double, __half, "
-                  "__nv_bfloat16, tcr::df32 or tcr::dd");
-    if constexpr (!(is_input_type_v<X> && is_input_type_v<Y> && is_result_type_v<Out>)) {
-      return cudaErrorInvalidValue; // not reached: a static_assert above stops the build
-    } else {
-      using R = typename device::reduction_for<Op, X, Y, Out, XS, YS, OutIt>::type;
-      return launch(d_temp_storage, temp_storage_bytes,
-                    params_for<R>(xs, ys, out, num_segments, segments), stream,
-                    typename R::accumulator{});
-    }
+    using R = device::sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
+    return launch(d_temp_storage, temp_storage_bytes,
+                  params_for<R>(xs, ys, out, num_segments, segments), stream,
+                  typename R::accumulator{});
   }
 }
 
@@ -219,15 +188,7 @@ cudaError_t run_reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, co
   using Out = device::out_value_t<OutIt, Init>;
   const auto xs = device::source_of(in);
   using XS = std::remove_const_t<decltype(xs)>;
-  static_assert(std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<Out>,
-                "tcr::DeviceSegmentedReduce::Reduce: the result type must be trivially copyable "
-                "and default-constructible");
-  static_assert(std::is_trivially_copyable_v<Op>,
-                "tcr::DeviceSegmentedReduce::Reduce: op is passed to the kernel by value");
-  constexpr bool binary_op = std::is_invocable_r_v<Out, const Op&, const Out&, const Out&>;
-  static_assert(binary_op, "tcr::DeviceSegmentedReduce::Reduce: op must take two values of the "
-                           "result type and return one");
-  if constexpr (binary_op) {
+  if constexpr (device::reduce_types_ok<Out, Op>()) {
     using Acc = reduce_accumulator<Out, Op>;
     using R = device::reduction<Acc, X, void, Out, false, XS, const X*, OutIt>;
     const Acc fresh{op, static_cast<Out>(init)};
@@ -273,10 +234,7 @@ cudaError_t run_extremum(void* d_temp_storage, std::size_t& temp_storage_bytes, 
   using T = device::it_value_t<InputIt>;
   const auto xs = device::source_of(in);
   using XS = std::remove_const_t<decltype(xs)>;
-  static_assert(device::has_extremum_rules_v<T>,
-                "tcr::DeviceSegmentedReduce::Min / Max / ArgMin / ArgMax: the value type needs "
-                "operator< and std::numeric_limits (for the result of an empty segment)");
-  if constexpr (!device::has_extremum_rules_v<T>) {
+  if constexpr (!device::extremum_types_ok<T>()) {
     return cudaErrorInvalidValue; // not reached: the static_assert above stops the build
   } else if constexpr (Arg) {
     using Out = device::out_value_t<OutIt, KeyValuePair<int, T>>;

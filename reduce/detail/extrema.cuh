@@ -68,48 +68,21 @@ inline constexpr T limits_max_v = std::numeric_limits<T>::max();
 template <class T>
 inline constexpr T limits_lowest_v = std::numeric_limits<T>::lowest();
 
-// numeric_limits<T>::max() and lowest(), also for the narrow floating types (their largest
-// finite values: half 65504, bfloat16 0x1.fep127, e4m3 448, e5m2 57344).
-template <class T>
-TCR_HD T highest() {
-  if constexpr (std::is_same_v<T, __half>)
-    return __ushort_as_half(0x7bff);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __ushort_as_bfloat16(0x7f7f);
-  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
-    __nv_fp8_e4m3 v;
-    v.__x = 0x7e;
-    return v;
-  } else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) {
-    __nv_fp8_e5m2 v;
-    v.__x = 0x7b;
+// numeric_limits<T>::max() (Lowest: lowest()), also for the narrow floating types: their largest
+// finite values (half 65504, bfloat16 0x1.fep127, e4m3 448, e5m2 57344), negated by the sign bit.
+template <class T, bool Lowest>
+TCR_HD T finite_limit() {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __ushort_as_half(Lowest ? 0xfbff : 0x7bff);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __ushort_as_bfloat16(Lowest ? 0xff7f : 0x7f7f);
+  } else if constexpr (is_narrow_float_v<T>) {
+    T v;
+    v.__x = static_cast<__nv_fp8_storage_t>((std::is_same_v<T, __nv_fp8_e4m3> ? 0x7e : 0x7b) |
+                                            (Lowest ? 0x80 : 0));
     return v;
   } else {
-    static_assert(std::numeric_limits<T>::is_specialized,
-                  "tcr::DeviceReduce::Min / Max / ArgMin / ArgMax: the value type needs "
-                  "std::numeric_limits (for the result of an empty input)");
-    return limits_max_v<T>;
-  }
-}
-template <class T>
-TCR_HD T lowest() {
-  if constexpr (std::is_same_v<T, __half>)
-    return __ushort_as_half(0xfbff);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __ushort_as_bfloat16(0xff7f);
-  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
-    __nv_fp8_e4m3 v;
-    v.__x = 0xfe;
-    return v;
-  } else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) {
-    __nv_fp8_e5m2 v;
-    v.__x = 0xfb;
-    return v;
-  } else {
-    static_assert(std::numeric_limits<T>::is_specialized,
-                  "tcr::DeviceReduce::Min / Max / ArgMin / ArgMax: the value type needs "
-                  "std::numeric_limits (for the result of an empty input)");
-    return limits_lowest_v<T>;
+    return Lowest ? limits_lowest_v<T> : limits_max_v<T>;
   }
 }
 
@@ -125,6 +98,16 @@ template <class T>
 inline constexpr bool has_extremum_rules_v = is_narrow_float_v<T> ||
                                              (has_order<T>::value &&
                                               std::numeric_limits<T>::is_specialized);
+
+// Whether Min / Max / ArgMin / ArgMax take T; a misuse stops at this static_assert (shared by
+// DeviceReduce and DeviceSegmentedReduce).
+template <class T>
+constexpr bool extremum_types_ok() {
+  static_assert(has_extremum_rules_v<T>,
+                "tcr: Min / Max / ArgMin / ArgMax: the value type needs operator< and "
+                "std::numeric_limits (for the result of an empty input)");
+  return has_extremum_rules_v<T>;
+}
 
 // Min (Max = true: Max) over elements of type T; the partial carries a validity flag, so no
 // identity element is needed.
@@ -167,7 +150,7 @@ struct extremum_accumulator {
   TCR_HD O empty_result() const {
     return value_cast<O>(empty());
   }
-  TCR_HD static T empty() { return Max ? lowest<T>() : highest<T>(); }
+  TCR_HD static T empty() { return finite_limit<T, Max>(); }
 };
 
 // ArgMin (Max = true: ArgMax) over elements {index, value} (indexed_source).
@@ -209,7 +192,7 @@ struct arg_extremum_accumulator {
   TCR_HD O empty_result() const {
     return finish<O>(partial_type{pair{}, false});
   }
-  TCR_HD static pair empty() { return {1, Max ? lowest<T>() : highest<T>()}; }
+  TCR_HD static pair empty() { return {1, finite_limit<T, Max>()}; }
 };
 
 } // namespace device
