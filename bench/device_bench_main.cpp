@@ -34,6 +34,7 @@
 #include <vector>
 #include "common/harness.hpp"
 #include "common/registry.hpp"
+#include "common/timing.hpp"
 
 namespace tcr::bench {
 namespace {
@@ -120,13 +121,6 @@ settings parse(int& argc, char** argv) {
   return s;
 }
 
-// Launches per sample: enough for ~200 us of work (a launch costs at least ~4 us), at most 64.
-int batch_for(std::size_t bytes_per_array) {
-  const double est_us = 4.0 + static_cast<double>(bytes_per_array) / 3.0e6; // ~3 TB/s
-  const int b = static_cast<int>(std::ceil(200.0 / est_us));
-  return std::clamp(b, 1, 64);
-}
-
 // What every benchmark shares: one stream, events, the flush buffer, inputs, scratch, output.
 struct harness {
   cudaStream_t stream = nullptr;
@@ -187,53 +181,21 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
   }
 
   void* temp = H.scratch.get();
-  double seconds = 0;
-  std::int64_t calls = 0;
-  for (auto _ : state) {
-    // [gate] [flush] start call x batch stop, all queued before the gate opens.
-    const bool gated = H.gate != nullptr;
-    cudaError_t err = gated ? H.gate->close(H.stream) : cudaSuccess;
-    if (err == cudaSuccess && cold)
-      err = H.flush->run(H.stream);
-    if (err == cudaSuccess)
-      err = cudaEventRecord(H.start, H.stream);
-    for (int b = 0; b < batch && err == cudaSuccess; ++b) {
-      const call_args args{H.inputs.x(b % copies), H.inputs.y(b % copies), H.out.get(), n,
-                           H.stream};
-      err = c.call(temp, temp_bytes, args);
-    }
-    if (err == cudaSuccess)
-      err = cudaEventRecord(H.stop, H.stream);
-    if (gated)
-      H.gate->open();
-    const cudaError_t sync = cudaStreamSynchronize(H.stream);
-    if (err == cudaSuccess)
-      err = sync;
-    float ms = 0;
-    if (err == cudaSuccess)
-      err = cudaEventElapsedTime(&ms, H.start, H.stop);
-    if (err != cudaSuccess) {
-      cudaGetLastError();
-      state.SkipWithError((std::string("timed call: ") + cudaGetErrorString(err)).c_str());
-      break;
-    }
-    if (gated && H.gate->timed_out()) {
-      state.SkipWithError("the batch did not queue behind the gate: a call waited for the host "
-                          "(run with --tcr_no_gate to time it anyway)");
-      break;
-    }
-    state.SetIterationTime(ms * 1e-3 / batch);
-    seconds += ms * 1e-3;
-    calls += batch;
-  }
-  if (state.error_occurred())
+  const timer t{H.stream, H.start, H.stop, H.flush, H.gate};
+  timed r;
+  const bool ok = time_batches(
+      state, t, batch, cold,
+      [&](int b) {
+        const call_args args{H.inputs.x(b % copies), H.inputs.y(b % copies), H.out.get(), n,
+                             H.stream};
+        return c.call(temp, temp_bytes, args);
+      },
+      r);
+  if (!ok)
     return;
-
-  double mhz = 0;
-  try {
-    mhz = measure_sm_clock_mhz(H.stream);
-  } catch (const std::exception&) {
-  }
+  const double seconds = r.seconds;
+  const auto calls = r.calls;
+  add_clock_counters(state, H.stream);
   using benchmark::Counter;
   state.counters["n"] = Counter(static_cast<double>(n));
   state.counters["bytes"] = Counter(static_cast<double>(bytes));
@@ -242,8 +204,6 @@ void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool
       Counter(seconds > 0 ? bytes * static_cast<double>(calls) / seconds : 0);
   state.counters["items_per_second"] =
       Counter(seconds > 0 ? n * static_cast<double>(calls) / seconds : 0);
-  state.counters["sm_clock_mhz"] = Counter(mhz);
-  state.counters["clock_ratio"] = Counter(mhz / facts().default_sm_clock_mhz);
 }
 
 bool wanted(const std::set<std::string>& chosen, const std::string& v) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: what every measurement needs: error checks, facts about the device, device
 // memory that is kept between benchmarks, random inputs written on the device (never zeros, never
-// a host copy of gigabytes), the L2 flush of cold runs and the SM clock probe.
+// a host copy of gigabytes), the L2 flush of cold runs, the read-only bandwidth kernel and the SM
+// clock probe.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,6 +55,14 @@ private:
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// SplitMix64's output function: the random inputs' hash of (seed, index), on host and device.
+__host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 // Writes n elements of type t at p: +-(1 + m) 2^e with m uniform in [0, 1) and e in [-8, 7], each
 // a function of (seed, index) only.
@@ -108,6 +117,13 @@ private:
   volatile int* flags_ = nullptr; // [0] open, [1] timed out; pinned, mapped
   unsigned long long timeout_ns_;
 };
+
+// The read-only bandwidth kernel, the ceiling of every reduction: streams `bytes` bytes from a
+// (and as many from b, unless b is null) with 16-byte loads and does nothing else with them.
+// a and b 16-byte aligned; sink: one unsigned of device memory, practically never written. One
+// launch on stream, a grid of at most 8 blocks of 256 threads per SM.
+cudaError_t read_only(const void* a, const void* b, std::size_t bytes, unsigned* sink,
+                      cudaStream_t stream);
 
 // The SM clock now, in MHz: one thread counts clock64() cycles against %globaltimer nanoseconds
 // over about 200k cycles (~100 us). Synchronises the stream. Works without NVML.

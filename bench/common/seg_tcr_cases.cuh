@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr benchmarks: tcr::DeviceSegmentedReduce::Sum as a segmented case, native input (f32, f16,
+// bf16) into float results: the fixed-size overload (tcr.fixed), begin / end offsets (tcr.offsets,
+// int offsets), and the fixed-size overload with Accuracy::fast (tcr.fixed.fast; the segmented
+// kernel runs its compensated path for it, so this measures what the option costs or saves).
+// One translation unit per input type includes this and calls add_uniform<In>().
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <string>
+#include "common/seg_registry.hpp"
+#include <tcr/reduce/segmented.cuh>
+
+namespace tcr::bench::seg_tcr {
+
+template <class In>
+cudaError_t sum_fixed(void* temp, std::size_t& bytes, const seg_args& a, ReduceOptions o) {
+  return DeviceSegmentedReduce::Sum(temp, bytes, static_cast<const In*>(a.x),
+                                    static_cast<float*>(a.out), a.segments, a.size, a.stream, o);
+}
+
+template <class In>
+cudaError_t sum_offsets(void* temp, std::size_t& bytes, const seg_args& a) {
+  return DeviceSegmentedReduce::Sum(temp, bytes, static_cast<const In*>(a.x),
+                                    static_cast<float*>(a.out), a.segments, a.offsets,
+                                    a.offsets + 1, a.stream);
+}
+
+template <class In>
+void add_uniform() {
+  const dtype t = dtype_of<In>();
+  const std::string fn = "tcr::DeviceSegmentedReduce::Sum, " + std::string(name(t)) + " into f32";
+  seg_cases().push_back(uniform_case("tcr.fixed", t, fn + ", fixed segment_size (compensated)",
+                                     [](void* temp, std::size_t& bytes, const seg_args& a) {
+                                       return sum_fixed<In>(temp, bytes, a, {});
+                                     }));
+  seg_cases().push_back(uniform_case("tcr.offsets", t, fn + ", int begin/end offsets (compensated)",
+                                     &sum_offsets<In>));
+  seg_case fast = uniform_case("tcr.fixed.fast", t, fn + ", fixed segment_size, Accuracy::fast",
+                               [](void* temp, std::size_t& bytes, const seg_args& a) {
+                                 return sum_fixed<In>(temp, bytes, a, {Accuracy::fast});
+                               });
+  fast.sizes = fast_sizes();
+  fast.scales = {26};
+  seg_cases().push_back(std::move(fast));
+}
+
+} // namespace tcr::bench::seg_tcr

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr benchmarks: the timed loop every speed program shares (Google Benchmark's manual time, one
+// iteration = one sample = one batch of calls, reported per call), the batch size, and the SM
+// clock counters that mark a throttled measurement.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+#include "common/harness.hpp"
+
+namespace tcr::bench {
+
+// Launches per sample: enough for ~200 us of work (a launch costs at least ~4 us), at most 64.
+// bytes: the input of one call (tcr_device_bench passes the size of one array).
+inline int batch_for(std::size_t bytes) {
+  const double est_us = 4.0 + static_cast<double>(bytes) / 3.0e6; // ~3 TB/s
+  const int b = static_cast<int>(std::ceil(200.0 / est_us));
+  return std::clamp(b, 1, 64);
+}
+
+// What a timed loop needs: the stream, two events, the L2 flush and the gate (null: none).
+struct timer {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  l2_flush* flush = nullptr;
+  stream_gate* gate = nullptr;
+};
+
+// What a timed loop measured: the time of all its calls, and each sample's time per call.
+struct timed {
+  double seconds = 0;
+  std::int64_t calls = 0;
+  std::vector<double> per_call; // [samples] seconds
+  double median() const {
+    if (per_call.empty())
+      return 0;
+    std::vector<double> v = per_call;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  }
+};
+
+// The samples of one benchmark: per iteration [gate] [flush when cold] start, launch(0) ..
+// launch(batch - 1), stop, all queued before the gate opens, so a sample measures the GPU's time
+// for the batch (see device_bench_main.cpp). launch(b) enqueues call b on t.stream and returns
+// its error. Returns false after state.SkipWithError when a call, the events or the gate fail.
+template <class Launch>
+bool time_batches(benchmark::State& state, const timer& t, int batch, bool cold, Launch&& launch,
+                  timed& r) {
+  for (auto _ : state) {
+    const bool gated = t.gate != nullptr;
+    cudaError_t err = gated ? t.gate->close(t.stream) : cudaSuccess;
+    if (err == cudaSuccess && cold)
+      err = t.flush->run(t.stream);
+    if (err == cudaSuccess)
+      err = cudaEventRecord(t.start, t.stream);
+    for (int b = 0; b < batch && err == cudaSuccess; ++b)
+      err = launch(b);
+    if (err == cudaSuccess)
+      err = cudaEventRecord(t.stop, t.stream);
+    if (gated)
+      t.gate->open();
+    const cudaError_t sync = cudaStreamSynchronize(t.stream);
+    if (err == cudaSuccess)
+      err = sync;
+    float ms = 0;
+    if (err == cudaSuccess)
+      err = cudaEventElapsedTime(&ms, t.start, t.stop);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      state.SkipWithError((std::string("timed call: ") + cudaGetErrorString(err)).c_str());
+      return false;
+    }
+    if (gated && t.gate->timed_out()) {
+      state.SkipWithError("the batch did not queue behind the gate: a call waited for the host "
+                          "(run with --tcr_no_gate to time it anyway)");
+      return false;
+    }
+    state.SetIterationTime(ms * 1e-3 / batch);
+    r.seconds += ms * 1e-3;
+    r.calls += batch;
+    r.per_call.push_back(ms * 1e-3 / batch);
+  }
+  return true;
+}
+
+// The SM clock after the samples (sm_clock_mhz) and its ratio to the default clock
+// (clock_ratio < 0.75: a throttled measurement, as nvbench marks it).
+inline void add_clock_counters(benchmark::State& state, cudaStream_t stream) {
+  double mhz = 0;
+  try {
+    mhz = measure_sm_clock_mhz(stream);
+  } catch (const std::exception&) {
+  }
+  state.counters["sm_clock_mhz"] = benchmark::Counter(mhz);
+  state.counters["clock_ratio"] = benchmark::Counter(mhz / facts().default_sm_clock_mhz);
+}
+
+} // namespace tcr::bench
