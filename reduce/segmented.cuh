@@ -39,11 +39,14 @@
 // cudaErrorNotSupported (no tensor-core path yet), automatic and cuda_core run on the CUDA cores.
 //
 // Reproducibility: each segment's combining order depends only on its length and its inputs'
-// addresses modulo 16 bytes: a segment of at most 4096 elements is folded by one warp, longer
-// ones by one block of 256 threads, in the fixed pattern of reduce/detail/segmented_kernel.cuh
-// (lane or thread r takes vectors r, r + T, ...; a fixed shuffle tree, then for blocks a fixed
-// BlockReduce). So the same segment gives the same bits run to run, on any GPU, whatever the
-// other segments, the grid, or whether it came through offsets or the fixed-size overload (the
+// addresses modulo 16 bytes: a segment of n <= 4096 elements is folded by a team of T lanes of
+// one warp, T a function of n alone (the smallest power of two >= n / (4 V), capped at 32; V the
+// elements of a 16-byte vector of the wider operand, 1 for iterators: 1 lane for at most 16
+// floats, 32 from 257), longer ones by one block of 256 threads, in the fixed pattern of
+// reduce/detail/segmented_kernel.cuh (lane or thread r takes vectors r, r + T, ...; a fixed
+// shuffle tree over the T lanes, then for blocks a fixed BlockReduce). So the same segment gives
+// the same bits run to run, on any GPU, whatever the other segments (which team or warp takes it),
+// the grid, or whether it came through offsets or the fixed-size overload (the
 // accumulators pin every rounding with _rn steps; Reduce's op is the caller's own code, which
 // the compiler may contract differently for another architecture).
 //
@@ -136,9 +139,11 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
     return cudaErrorInvalidValue;
   if (R::binary && reads && (null_source(p.y) || misaligned_source(p.y)))
     return cudaErrorInvalidValue;
-  const std::int64_t groups = (p.num_segments - 1) / segmented_warps + 1;
+  segmented_params<R, Segments> shaped = p;
+  shaped.per_warp = segments_per_warp(p.num_segments);
+  const std::int64_t groups = (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
   const int grid = static_cast<int>(groups < segmented_max_grid ? groups : segmented_max_grid);
-  segmented_kernel<R, Segments><<<grid, segmented_threads, 0, stream>>>(p, fresh);
+  segmented_kernel<R, Segments><<<grid, segmented_threads, 0, stream>>>(shaped, fresh);
   return cudaPeekAtLastError();
 }
 

@@ -7,20 +7,27 @@
 //   T total = w.Sum(items, num_valid);   // only the first num_valid items of the warp count
 //   T total = w.Dot(x, y);               // one item or arrays X x[N], Y y[N]
 //   T total = w.Reduce(x, op);           // any associative op, one value per lane
-//   T lane0 = w.ReduceToLane0(x, op);    // cheaper: the result is valid in lane 0 only
+//   T lane0 = w.ReduceToLane0(x, op);    // cheaper: the result is valid in (logical) lane 0 only
 //                                        // (likewise SumToLane0, DotToLane0)
 //   w.AccumulateLane(acc, items);        // this lane's share of the items folded into acc
 //   T share = w.LaneShare(acc);          // merged over all lanes (or a block): the total
 //
 // T is a plain arithmetic type or an accumulator from compensated/ (anything trivially copyable
-// with tcr::merge). Contract:
-//   - lanes [0, LOGICAL_WARP_THREADS) of the warp must call, and no other lane (the shuffles use
-//     that member mask; mma.sync is warp-wide, so the tensor-core algorithms need all 32);
-//   - every calling lane receives the same result, bit for bit (except the ...ToLane0 variants);
-//   - the combining order is fixed, so results are reproducible run to run;
-//   - item arrays are in blocked arrangement: lane l holds items [l N, l N + N) of the warp's
-//     L N items (L = LOGICAL_WARP_THREADS), and with num_valid only items of index < num_valid
-//     are summed.
+// with tcr::merge). Contract, with L = LOGICAL_WARP_THREADS:
+//   - L = 32: the whole warp calls (mma.sync is warp-wide, so the tensor-core algorithms need
+//     L = 32);
+//   - L a power of two below 32 (shuffle_tree): as CUB's logical warps, the warp holds 32 / L
+//     logical warps of L consecutive lanes (lanes [k L, k L + L) form logical warp k), each
+//     reducing its own values on its own; any of them may call, each with all its L lanes, and
+//     "lane" below means the rank in the logical warp (lane id mod L);
+//   - L not a power of two: lanes [0, L) of the warp must call, and no other lane (the shuffles
+//     use that member mask);
+//   - every calling lane of a logical warp receives the same result, bit for bit (except the
+//     ...ToLane0 variants, which deliver it to the logical warp's first lane only);
+//   - the combining order is fixed (the same tree for every logical warp), so results are
+//     reproducible run to run;
+//   - item arrays are in blocked arrangement: lane l holds items [l N, l N + N) of the logical
+//     warp's L N items, and with num_valid only items of index < num_valid are summed.
 //
 // Algorithms (WarpReduceAlgorithm):
 //   shuffle_tree       each lane folds its items into T (tcr::accumulate), then a shuffle tree
@@ -80,14 +87,22 @@ __device__ __forceinline__ T shuffle_words(const T& v, Shuffle shuffle) {
   return r;
 }
 
-template <class T>
+// Width: the shuffles stay within aligned groups of Width lanes (a power of two; src_lane and
+// delta count within the group), as the width argument of __shfl_sync.
+template <int Width = 32, class T>
 __device__ __forceinline__ T shfl_down(unsigned mask, const T& v, int delta) {
-  return shuffle_words(v, [=](uint32_t w) { return __shfl_down_sync(mask, w, delta); });
+  if constexpr (Width == 32)
+    return shuffle_words(v, [=](uint32_t w) { return __shfl_down_sync(mask, w, delta); });
+  else
+    return shuffle_words(v, [=](uint32_t w) { return __shfl_down_sync(mask, w, delta, Width); });
 }
 
-template <class T>
+template <int Width = 32, class T>
 __device__ __forceinline__ T shfl(unsigned mask, const T& v, int src_lane) {
-  return shuffle_words(v, [=](uint32_t w) { return __shfl_sync(mask, w, src_lane); });
+  if constexpr (Width == 32)
+    return shuffle_words(v, [=](uint32_t w) { return __shfl_sync(mask, w, src_lane); });
+  else
+    return shuffle_words(v, [=](uint32_t w) { return __shfl_sync(mask, w, src_lane, Width); });
 }
 
 // The functor form of tcr::merge, used where an operator is expected.
@@ -186,8 +201,28 @@ class WarpReduce {
                 "warp-wide): LOGICAL_WARP_THREADS must be 32; use shuffle_tree for fewer lanes");
 
   static constexpr int lanes = LOGICAL_WARP_THREADS;
-  static constexpr unsigned member_mask = lanes == 32 ? detail::full_warp_mask : (1u << lanes) - 1u;
   static constexpr bool lanes_pow2 = (lanes & (lanes - 1)) == 0;
+  static constexpr bool logical_warps = lanes_pow2 && lanes < 32; // 32 / lanes per warp
+  // The shuffles' width: the logical warp for a power of two, else the whole warp.
+  static constexpr int width = logical_warps ? lanes : 32;
+
+  // The lanes of the caller's logical warp (for lanes not a power of two: [0, lanes)).
+  __device__ __forceinline__ static unsigned member_mask() {
+    if constexpr (lanes == 32)
+      return detail::full_warp_mask;
+    else if constexpr (logical_warps)
+      return ((1u << lanes) - 1u) << (detail::lane_id() & ~(lanes - 1));
+    else
+      return (1u << lanes) - 1u;
+  }
+
+  // The caller's rank in its logical warp.
+  __device__ __forceinline__ static int logical_lane() {
+    if constexpr (logical_warps)
+      return detail::lane_id() & (lanes - 1);
+    else
+      return detail::lane_id();
+  }
 
 public:
   // Shuffles and registers only: no shared memory is needed. Kept so code reads like CUB's.
@@ -211,7 +246,7 @@ public:
   }
 
   // Reduce and Reduce(x, op, valid_lanes) without the final broadcast: the result is valid in
-  // lane 0 only (cheaper by one shuffle per word of T).
+  // the logical warp's lane 0 only (cheaper by one shuffle per word of T).
   template <class Op>
   __device__ __forceinline__ T ReduceToLane0(const T& x, Op op) const {
     return tree_to_lane0<1, true>(x, op, lanes);
@@ -225,7 +260,7 @@ public:
 
   // ReduceToLane0(x, op, valid_lanes) over the first SPAN lanes only (valid_lanes <= SPAN <=
   // LOGICAL_WARP_THREADS), called by every lane of the logical warp: a tree of log2(SPAN) levels
-  // with the whole warp's mask, so that callers need not branch around the shuffles (a branch
+  // with the logical warp's mask, so that callers need not branch around the shuffles (a branch
   // makes the compiler add warp-synchronisation code around each of them).
   template <int SPAN, class Op>
   __device__ __forceinline__ T ReduceToLane0Within(const T& x, Op op, int valid_lanes) const {
@@ -243,9 +278,9 @@ public:
     return Sum(items);
   }
 
-  // The sum of the warp's L N items (blocked arrangement), optionally over the first num_valid
-  // of them only (num_valid in [0, L N]; 0 gives the empty sum; invalid items are never read as
-  // values). Every lane gets the result; SumToLane0: lane 0 only.
+  // The sum of the logical warp's L N items (blocked arrangement), optionally over the first
+  // num_valid of them only (num_valid in [0, L N]; 0 gives the empty sum; invalid items are never
+  // read as values). Every lane gets the result; SumToLane0: lane 0 only.
   template <class In, int N>
   __device__ __forceinline__ T Sum(const In (&items)[N]) const {
     return broadcast(SumToLane0(items));
@@ -264,7 +299,7 @@ public:
   }
   template <class In, int N>
   __device__ __forceinline__ T SumToLane0(const In (&items)[N], int num_valid) const {
-    const int mine = num_valid - detail::lane_id() * N;
+    const int mine = num_valid - logical_lane() * N;
     if constexpr (detail::is_tensor_core_v<Algorithm>) {
       return merge_shares_to_lane0(LanePartial(items, mine));
     } else {
@@ -301,7 +336,7 @@ public:
     const int valid_lanes = (num_valid + N - 1) / N;
     if (valid_lanes <= 0)
       return detail::empty_sum<T>();
-    return ReduceToLane0(LaneDot(x, y, num_valid - detail::lane_id() * N), detail::merge_op{},
+    return ReduceToLane0(LaneDot(x, y, num_valid - logical_lane() * N), detail::merge_op{},
                          valid_lanes);
   }
 
@@ -400,7 +435,10 @@ public:
 
 private:
   __device__ __forceinline__ static T broadcast(const T& x) {
-    return detail::shfl(member_mask, x, 0);
+    if constexpr (lanes == 1)
+      return x;
+    else
+      return detail::shfl<width>(member_mask(), x, 0);
   }
 
   // The one shuffle tree of tcr: a shfl.down tree into lane 0 over lanes FIRST_DELTA * k (lane l
@@ -415,10 +453,10 @@ private:
   template <int FIRST_DELTA, bool ALL_VALID, class Op, int SPAN = lanes>
   __device__ __forceinline__ static T tree_to_lane0(T x, Op op, int valid_lanes) {
     static_assert(SPAN >= 1 && SPAN <= lanes, "tree span within the logical warp");
-    const int lane = detail::lane_id();
+    const int lane = logical_lane();
 #pragma unroll
     for (int delta = FIRST_DELTA; delta < SPAN; delta *= 2) {
-      const T other = detail::shfl_down(member_mask, x, delta);
+      const T other = detail::shfl_down<width>(member_mask(), x, delta);
       if constexpr (ALL_VALID && lanes_pow2) {
         x = op(x, other);
       } else {

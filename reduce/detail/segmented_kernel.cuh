@@ -2,22 +2,27 @@
 // tcr: the one-launch kernel behind tcr::DeviceSegmentedReduce (implementation detail).
 //
 // Generic over an accumulator from compensated/reductions.cuh (through the reduction type of
-// reduce/detail/device_kernel.cuh): load -> accumulate -> warp or block reduce -> store, per
-// segment. A block of segmented_threads threads (segmented_warps warps) takes groups of
-// segmented_warps consecutive segments, grid-strided over the groups:
-//   1. warp w takes segment g * segmented_warps + w if it has at most segmented_warp_max elements:
-//      lane l folds its share (team_partial with a team of 32), a warp shuffle tree merges the
-//      lanes, lane 0 writes the result;
-//   2. then the whole block takes each longer segment of the group in turn (team_partial with a
-//      team of segmented_threads, a BlockReduce merges the threads), thread 0 writes it.
+// reduce/detail/device_kernel.cuh): load -> accumulate -> team reduce -> store, per segment.
+// Each segment gets a team whose size is a function of its length n alone (tier_of): 2^t lanes
+// of a warp, the smallest power of two that leaves each lane at most one full round of
+// segmented_unroll vectors, capped at 32, or the whole block of segmented_threads threads for
+// n > segmented_warp_max. A block takes groups of segmented_warps * G consecutive segments
+// (G = segments_per_warp, 1..32), grid-strided over the groups:
+//   1. lane l < G of warp w reads the bounds of the group's segment w G + l and picks its tier;
+//   2. the warp takes its segments tier by tier (a ballot per tier): the k-th segment of a tier
+//      of teams of T lanes goes to team k mod (32 / T) (lanes [T j, T j + T) of the warp are
+//      team j), whose ranks fold their shares (team_partial), a WarpReduce tree over logical
+//      warps of T lanes merges them, and the team's first lane writes the result;
+//   3. then the whole block takes each block-tier segment of the group in turn (team_partial
+//      with a team of segmented_threads, a BlockReduce merges the threads), thread 0 writes it.
 // A team's share of a segment of n elements at x (and y): the head of single elements before the
 // wider operand's first 16-byte boundary, the 16-byte vectors, the tail of single elements.
 // Rank r takes head element r, vectors r, r + T, r + 2T, ... (T the team size; segmented_unroll
 // vectors per operand per full round, then one vector at a time) and tail element r; inputs that
 // are not read as vectors (iterators, and operands whose alignments disagree) go one element at a
 // time: elements r, r + T, .... So a segment's combining order is a function of its length and
-// its inputs' addresses modulo 16 bytes alone, never of the grid, the block that takes it, the
-// other segments or the GPU.
+// its inputs' addresses modulo 16 bytes alone, never of the grid, the group, the team that takes
+// it, the other segments or the GPU.
 #pragma once
 
 #include <cstdint>
@@ -32,10 +37,40 @@ namespace detail {
 namespace segmented {
 
 inline constexpr int segmented_threads = 256;                  // per block, a compile-time constant
-inline constexpr int segmented_warps = segmented_threads / 32; // segments per group
+inline constexpr int segmented_warps = segmented_threads / 32; // warps per block
 inline constexpr std::int64_t segmented_warp_max = 4096;       // longer segments: a whole block
 inline constexpr int segmented_unroll = 4;                     // vectors per operand in flight
 inline constexpr std::int64_t segmented_max_grid = std::int64_t(1) << 20; // blocks, at most
+// Blocks a launch should have at least, where the segments allow: a group holds fewer segments
+// per warp when there are too few segments to fill this many blocks with 32 per warp (chosen so
+// that a batch of long segments spreads over the GPU as one segment per warp did; not yet
+// measured).
+inline constexpr std::int64_t segmented_target_blocks = 4096;
+inline constexpr int block_tier = 6; // a segment longer than segmented_warp_max: the block's
+
+// Segments per warp in a group: 32, or the largest power of two below it that still gives
+// segmented_target_blocks groups (at least 1).
+inline int segments_per_warp(std::int64_t num_segments) {
+  int g = 32;
+  while (g > 1 && num_segments < std::int64_t(g) * segmented_warps * segmented_target_blocks)
+    g /= 2;
+  return g;
+}
+
+// The team of a segment of n elements is 2^tier lanes: the smallest power of two that gives each
+// lane at most one full round (segmented_unroll vectors of R::vector_items elements), capped at
+// 32; block_tier for a segment longer than segmented_warp_max. A function of n alone.
+template <class R>
+__host__ __device__ __forceinline__ int tier_of(std::int64_t n) {
+  if (n > segmented_warp_max)
+    return block_tier;
+  constexpr int round = segmented_unroll * R::vector_items; // elements of one lane's full round
+  int rounds = static_cast<int>((n + round - 1) / round);
+  int tier = 0;
+  while (tier < 5 && (1 << tier) < rounds)
+    ++tier;
+  return tier;
+}
 
 // A source moved to element `first`, indexed from 0 within the segment (so indexed_source's
 // indices are relative to the segment's start, as CUB's segmented ArgMin writes them).
@@ -101,6 +136,7 @@ struct segmented_params {
   typename R::out_iterator out;
   Segments segments;
   std::int64_t num_segments;
+  int per_warp; // segments per warp and group, 1..32 (segments_per_warp)
 };
 
 // The cut of a segment of n elements at x (and y) into a head of single elements, nvec vectors
@@ -136,11 +172,11 @@ __device__ __forceinline__ void split_segment(const XS& x, const YS& y, std::int
   }
 }
 
-// Rank `rank` of a team of Team threads: its share of the segment of n elements at x (and y),
+// Rank `rank` of a team of `team` threads: its share of the segment of n elements at x (and y),
 // in the fixed pattern of the header comment, as a partial.
-template <class R, int Team, class XS, class YS>
+template <class R, class XS, class YS>
 __device__ __forceinline__ typename R::accumulator::partial_type
-team_partial(const XS& x, const YS& y, std::int64_t n, int rank,
+team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank,
              const typename R::accumulator& fresh) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
@@ -162,18 +198,18 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int rank,
     if constexpr (R::binary)
       g_yv = y + head;
     std::int64_t v = rank;
-    for (; v + (U - 1) * Team < nvec; v += U * Team) { // full rounds
+    for (; v + (U - 1) * team < nvec; v += U * team) { // full rounds
       X r_x[U * V];
       Y r_y[U * YV];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        device::load_vec<V, R::magnitudes>(g_xv + (v + u * Team) * V, r_x + u * V);
+        device::load_vec<V, R::magnitudes>(g_xv + (v + u * team) * V, r_x + u * V);
         if constexpr (R::binary)
-          device::load_vec<V, R::magnitudes>(g_yv + (v + u * Team) * V, r_y + u * V);
+          device::load_vec<V, R::magnitudes>(g_yv + (v + u * team) * V, r_y + u * V);
       }
       add(r_x, r_y);
     }
-    for (; v < nvec; v += Team) { // the rest, one vector at a time
+    for (; v < nvec; v += team) { // the rest, one vector at a time
       X r_x[V];
       Y r_y[YV];
       device::load_vec<V, R::magnitudes>(g_xv + v * V, r_x);
@@ -185,7 +221,7 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int rank,
   // Single elements: [0, head) and [head + nvec V, n).
   const std::int64_t tail_begin = head + nvec * V;
   const std::int64_t scalars = head + (n - tail_begin);
-  for (std::int64_t j = rank; j < scalars; j += Team) {
+  for (std::int64_t j = rank; j < scalars; j += team) {
     const std::int64_t i = j < head ? j : tail_begin + (j - head);
     X r_x[1] = {static_cast<X>(x[i])};
     if constexpr (R::magnitudes)
@@ -196,6 +232,27 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int rank,
     add(r_x, r_y);
   }
   return acc.partial();
+}
+
+// The team's total from its lanes' partials, in lane 0 of the team: WarpReduce's tree over
+// logical warps of 2^tier lanes (tier < block_tier; warp-uniform).
+template <class P, class Merge>
+__device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
+  constexpr auto tree = WarpReduceAlgorithm::shuffle_tree;
+  switch (tier) {
+  case 0:
+    return part;
+  case 1:
+    return WarpReduce<P, tree, 2>().ReduceToLane0(part, merge);
+  case 2:
+    return WarpReduce<P, tree, 4>().ReduceToLane0(part, merge);
+  case 3:
+    return WarpReduce<P, tree, 8>().ReduceToLane0(part, merge);
+  case 4:
+    return WarpReduce<P, tree, 16>().ReduceToLane0(part, merge);
+  default:
+    return WarpReduce<P, tree, 32>().ReduceToLane0(part, merge);
+  }
 }
 
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
@@ -210,55 +267,78 @@ __global__ void __launch_bounds__(segmented_threads)
   using BlockP = BlockReduce<P, segmented_threads, BlockReduceAlgorithm::shuffle_tree,
                              BlockCombine::warp_totals>;
   __shared__ typename BlockP::TempStorage s_reduce;
-  __shared__ std::int64_t s_first[W]; // [W] the group's segments
-  __shared__ std::int64_t s_length[W];
+  __shared__ unsigned char s_order[W][32]; // [W][32] per warp: the lanes of one tier's segments
+  __shared__ unsigned s_long[W];           // [W] per warp: the lanes of its block-tier segments
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int G = p.per_warp;
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
     return length == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
   };
-  // Rank `rank` of a team of Team threads on the segment at `first` of `length` elements.
-  const auto share = [&](auto team, std::int64_t first, std::int64_t length, int rank) {
-    constexpr int Team = decltype(team)::value;
+  // Rank `rank` of a team of `team` threads on the segment at `first` of `length` elements.
+  const auto share = [&](std::int64_t first, std::int64_t length, int team, int rank) {
     const auto x = p.segments.template source<0>(p.x, first);
     if constexpr (R::binary)
-      return team_partial<R, Team>(x, p.segments.template source<1>(p.y, first), length, rank,
-                                   fresh);
+      return team_partial<R>(x, p.segments.template source<1>(p.y, first), length, team, rank,
+                             fresh);
     else
-      return team_partial<R, Team>(x, p.y, length, rank, fresh);
+      return team_partial<R>(x, p.y, length, team, rank, fresh);
   };
 
-  for (std::int64_t g = blockIdx.x; g * W < p.num_segments; g += gridDim.x) {
-    // 1. A warp per short segment (a warp-uniform branch: every lane reads the same bounds).
-    const std::int64_t s = g * W + warp;
+  for (std::int64_t g = blockIdx.x; g * W * G < p.num_segments; g += gridDim.x) {
+    // 1. Lane l < G of warp w holds segment (g W + w) G + l: its bounds and its tier.
+    const std::int64_t base = (g * W + warp) * G;
     std::int64_t first = 0, length = 0;
-    if (s < p.num_segments)
-      p.segments.bounds(s, first, length);
-    if (lane == 0) {
-      s_first[warp] = first;
-      s_length[warp] = length;
+    int tier = -1; // no segment
+    if (lane < G && base + lane < p.num_segments) {
+      p.segments.bounds(base + lane, first, length);
+      tier = tier_of<R>(length);
     }
-    if (s < p.num_segments && length <= segmented_warp_max) {
-      const P part = share(std::integral_constant<int, 32>{}, first, length, lane);
-      const P total = WarpReduce<P>().ReduceToLane0(part, merge);
-      if (lane == 0)
-        p.out[s] = result(length, total);
+    const unsigned long_lanes = __ballot_sync(full_warp_mask, tier == block_tier);
+    if (lane == 0)
+      s_long[warp] = long_lanes;
+    // 2. The warp's tiers in turn; the k-th segment of a tier of teams of T = 2^t lanes goes to
+    // team k mod (32 / T), lanes [T (k mod 32 / T), ...) of the warp.
+    unsigned tiers =
+        __reduce_or_sync(full_warp_mask, tier >= 0 && tier < block_tier ? 1u << tier : 0u);
+    for (; tiers != 0; tiers &= tiers - 1) {
+      const int t = __ffs(tiers) - 1;
+      const unsigned members = __ballot_sync(full_warp_mask, tier == t);
+      if (tier == t)
+        s_order[warp][__popc(members & ((1u << lane) - 1u))] = static_cast<unsigned char>(lane);
+      __syncwarp();
+      const int count = __popc(members), teams = 32 >> t;
+      const int team = lane >> t, rank = lane & ((1 << t) - 1);
+      for (int k0 = 0; k0 < count; k0 += teams) { // warp-uniform
+        const int k = k0 + team;
+        const int src = k < count ? s_order[warp][k] : lane;
+        const std::int64_t first_k = __shfl_sync(full_warp_mask, first, src);
+        const std::int64_t length_k = k < count ? __shfl_sync(full_warp_mask, length, src) : 0;
+        P part = fresh.partial();
+        if (k < count)
+          part = share(first_k, length_k, 1 << t, rank);
+        const P total = team_total(t, part, merge);
+        if (k < count && rank == 0)
+          p.out[base + src] = result(length_k, total);
+      }
+      __syncwarp(); // s_order is rewritten by the next tier
     }
     __syncthreads();
-    // 2. The block per long segment, in the group's order (a block-uniform loop).
+    // 3. The block per long segment, in the group's order (a block-uniform loop).
     for (int w = 0; w < W; ++w) {
-      const std::int64_t length_w = s_length[w];
-      if (length_w <= segmented_warp_max)
-        continue;
-      const P part = share(std::integral_constant<int, segmented_threads>{}, s_first[w], length_w,
-                           static_cast<int>(threadIdx.x));
-      const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
-      if (threadIdx.x == 0)
-        p.out[g * W + w] = result(length_w, total);
+      for (unsigned m = s_long[w]; m != 0; m &= m - 1) {
+        const std::int64_t s = (g * W + w) * G + (__ffs(m) - 1);
+        std::int64_t first_s = 0, length_s = 0;
+        p.segments.bounds(s, first_s, length_s);
+        const P part = share(first_s, length_s, segmented_threads, static_cast<int>(threadIdx.x));
+        const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
+        if (threadIdx.x == 0)
+          p.out[s] = result(length_s, total);
+      }
     }
-    __syncthreads(); // s_first, s_length are rewritten by the next group
+    __syncthreads(); // s_long is rewritten by the next group
   }
 }
 
