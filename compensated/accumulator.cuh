@@ -21,7 +21,18 @@ struct has_merge : std::false_type {};
 template <class A>
 struct has_merge<A, std::void_t<decltype(std::declval<A&>().merge(std::declval<const A&>()))>>
     : std::true_type {};
+template <class A, class X, class = void>
+struct has_add_magnitudes : std::false_type {};
+template <class A, class X>
+struct has_add_magnitudes<
+    A, X, std::void_t<decltype(std::declval<A&>().add_magnitudes(std::declval<const X (&)[1]>()))>>
+    : std::true_type {};
 } // namespace detail
+
+// True where A offers add_magnitudes(x) for inputs X (the accumulators of
+// compensated/reductions.cuh).
+template <class A, class X>
+inline constexpr bool has_add_magnitudes_v = detail::has_add_magnitudes<A, X>::value;
 
 template <class A>
 inline constexpr bool is_accumulator_v = detail::has_merge<A>::value;

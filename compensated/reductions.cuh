@@ -7,6 +7,8 @@
 //   a.add(x)          x: const X (&)[N], N >= 1 consecutive inputs, folded in order (the
 //                     conversion to the accumulation type and the cut into chunks happen here)
 //   a.add(x, y)       the same for the pairs of a dot product
+//   a.add_magnitudes(x)  optional (sum_accumulator): a.add(|x|) with the magnitudes taken after
+//                     the conversion, where they are free; callers without it clear sign bits
 //   a.add(v), a.merge(b)  sums only: one float already reduced elsewhere (a tensor-core row sum),
 //                     and the merge of two accumulators, as tcr::accumulate and tcr::merge expect
 //   A::partial_type   P, what threads and blocks combine: a.partial() gives this thread's
@@ -100,7 +102,7 @@ TCR_HD void for_chunk_pairs(const T (&a)[N], const U (&b)[N], F&& f) {
 // The same over x widened exactly to To: x is converted one 16-byte vector at a time (whole
 // words of packed inputs go to the converters; converting smaller slices costs byte shuffles),
 // and the widened vector is cut into chunks of at most L.
-template <int L, class To, class T, int N, class F>
+template <int L, class To, bool Abs = false, class T, int N, class F>
 TCR_HD void for_widened_chunks(const T (&x)[N], F&& f);
 template <int L, class To, class T, class U, int N, class F>
 TCR_HD void for_widened_chunk_pairs(const T (&x)[N], const U (&y)[N], F&& f);
@@ -110,18 +112,25 @@ template <class To, int N>
 struct widened_chunk {
   To v[N];
 };
-template <class To, class T, int N>
+// Abs: the magnitudes of the widened values (fabs of a float or double is a free source modifier
+// of the additions that consume it; clearing the sign bits in the packed inputs is not).
+template <class To, bool Abs = false, class T, int N>
 TCR_HD widened_chunk<To, N> widened(const T (&x)[N]) {
   widened_chunk<To, N> r;
   widen_all(x, r.v);
+  if constexpr (Abs) {
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      r.v[i] = detail::abs(r.v[i]);
+  }
   return r;
 }
 
-template <int L, class To, class T, int N, class F>
+template <int L, class To, bool Abs, class T, int N, class F>
 TCR_HD void for_widened_chunks(const T (&x)[N], F&& f) {
   constexpr int G = N < int(16 / sizeof(T)) ? N : int(16 / sizeof(T));
   for_chunks<G>(x, [&](const auto& v) {
-    const auto w = widened<To>(v);
+    const auto w = widened<To, Abs>(v);
     for_chunks<L>(w.v, f);
   });
 }
@@ -257,27 +266,38 @@ struct sum_accumulator<float> : detail::float_result_base<> {
   using detail::float_result_base<>::merge; // partials; merge(sum_accumulator) below
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
+    add_widened<false>(x);
+  }
+  // add(|x|), the magnitudes taken after widening (Asum).
+  template <class X, int N>
+  TCR_HD void add_magnitudes(const X (&x)[N]) {
+    add_widened<true>(x);
+  }
+  // One float reduced elsewhere (a tensor-core row sum), and the merge of two accumulators: what
+  // tcr::accumulate and tcr::merge call, so that the warp layer can fold into this type.
+  TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
+  TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
+
+private:
+  template <bool Abs, class X, int N>
+  TCR_HD void add_widened(const X (&x)[N]) {
     static_assert(!std::is_same_v<X, double>, "double inputs use sum_accumulator<double>");
     if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
       detail::for_chunks<64>(x, [&](const auto& c) {
-        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float>(c).v))); // exact
+        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float, Abs>(c).v))); // exact
       });
     } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
       detail::for_chunks<64>(x, [&](const auto& c) {
-        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float>(c).v);
+        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float, Abs>(c).v);
         const float pair[2] = {a, b};
         state.add_chunk(pair);
       });
     } else {
       // One 16-byte vector per chunk (float: 4, 16-bit types: 8).
       constexpr int chunk = sizeof(X) >= 4 ? 4 : 8;
-      detail::for_widened_chunks<chunk, float>(x, [&](const auto& c) { state.add_chunk(c); });
+      detail::for_widened_chunks<chunk, float, Abs>(x, [&](const auto& c) { state.add_chunk(c); });
     }
   }
-  // One float reduced elsewhere (a tensor-core row sum), and the merge of two accumulators: what
-  // tcr::accumulate and tcr::merge call, so that the warp layer can fold into this type.
-  TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
-  TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
 };
 
 // Result double (or dd): every chunk of up to 4 doubles into chunked_sum<double>'s cascade.
@@ -287,22 +307,33 @@ struct sum_accumulator<double> : detail::double_result_base<chunked_sum<double>>
 
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
+    add_widened<false>(x);
+  }
+  // add(|x|), the magnitudes taken after widening (Asum).
+  template <class X, int N>
+  TCR_HD void add_magnitudes(const X (&x)[N]) {
+    add_widened<true>(x);
+  }
+  TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
+  TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
+
+private:
+  template <bool Abs, class X, int N>
+  TCR_HD void add_widened(const X (&x)[N]) {
     if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
       detail::for_chunks<64>(x, [&](const auto& c) {
-        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float>(c).v)));
+        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float, Abs>(c).v)));
       });
     } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
       detail::for_chunks<64>(x, [&](const auto& c) {
-        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float>(c).v);
+        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float, Abs>(c).v);
         const double pair[2] = {a, b};
         state.add_chunk(pair);
       });
     } else {
-      detail::for_widened_chunks<4, double>(x, [&](const auto& c) { state.add_chunk(c); });
+      detail::for_widened_chunks<4, double, Abs>(x, [&](const auto& c) { state.add_chunk(c); });
     }
   }
-  TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
-  TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
 };
 
 // Dot product of any pair of input types. Result float: products exact in float (both operands

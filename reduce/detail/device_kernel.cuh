@@ -125,6 +125,27 @@ __device__ __forceinline__ void load_vec(const T* p, T* r) {
   std::memcpy(r, &v, sizeof v);
 }
 
+// Asum's magnitudes: taken by the accumulator after widening, where it offers add_magnitudes and
+// the CUDA cores add (a free source modifier of its additions), else cleared in the loaded words
+// (the tensor-core engines need them before their MMAs).
+template <class R, bool CudaCores>
+inline constexpr bool magnitudes_at_load =
+    R::magnitudes &&
+    !(CudaCores && has_add_magnitudes_v<typename R::accumulator, typename R::x_type>);
+
+// Loaded elements (and their pairs) into acc, on the CUDA cores.
+template <class R, bool CudaCores, class Acc, class X, class Y, int N, int M>
+__device__ __forceinline__ void add_loaded(Acc& acc, const X (&x)[N], const Y (&y)[M]) {
+  if constexpr (R::binary) {
+    static_assert(M == N, "both operands of a dot product have N elements");
+    acc.add(x, y);
+  } else if constexpr (R::magnitudes && !magnitudes_at_load<R, CudaCores>) {
+    acc.add_magnitudes(x);
+  } else {
+    acc.add(x);
+  }
+}
+
 // Loads a value written by another block of this grid (L2, never a stale L1 line).
 template <class T>
 __device__ __forceinline__ T load_cg(const T* p) {
@@ -200,9 +221,9 @@ __device__ __forceinline__ void write_result(OutIt& out, const V& v) {
   *out = v;
 }
 
-// One thread's accumulation (inputs arrive as magnitudes already where R::magnitudes): its own
-// accumulator and, for the tensor-core engines, the lane's
+// One thread's accumulation: its own accumulator and, for the tensor-core engines, the lane's
 // share of the warp's MMA results (lanes l and l ^ 1 hold the same values; LaneShare keeps one).
+// Asum's inputs arrive as magnitudes where load_magnitudes; else add_alone takes them.
 template <class R, engine_kind E>
 struct thread_state {
   using Acc = typename R::accumulator;
@@ -216,6 +237,9 @@ struct thread_state {
 
   Acc acc;
   Acc tc; // tensor-core engines only
+  static constexpr bool cuda_core = E == engine_kind::cuda_core;
+  // Where Asum's loads clear the sign bits (else add_alone takes the magnitudes).
+  static constexpr bool load_magnitudes = magnitudes_at_load<R, cuda_core>;
 
   // N elements per operand (y: N elements, or unused when unary). The tensor-core engines need
   // all 32 lanes (a warp-uniform call).
@@ -226,7 +250,7 @@ struct thread_state {
     // GPUs of compute capability 8.0 or newer; this pass of a fat binary adds on the CUDA cores.
     constexpr bool cuda_cores_only = true;
 #else
-    constexpr bool cuda_cores_only = E == engine_kind::cuda_core;
+    constexpr bool cuda_cores_only = cuda_core;
 #endif
     if constexpr (cuda_cores_only) {
       add_alone(x, y);
@@ -247,15 +271,10 @@ struct thread_state {
   // The same on the CUDA cores, for any lane on its own (partial rounds, single elements).
   template <int N, int M>
   __device__ __forceinline__ void add_alone(X (&x)[N], const Y (&y)[M]) {
-    if constexpr (R::binary) {
-      static_assert(M == N, "both operands of a dot product have N elements");
-      acc.add(x, y);
-    } else {
-      acc.add(x);
-    }
+    add_loaded<R, cuda_core>(acc, x, y);
   }
   __device__ __forceinline__ typename Acc::partial_type partial() const {
-    if constexpr (E == engine_kind::cuda_core) {
+    if constexpr (cuda_core) {
       return acc.partial();
     } else {
       Acc total = acc;
@@ -303,6 +322,7 @@ __global__ void __launch_bounds__(Threads)
 
   // 1. Load -> accumulate. Vector region: vectors v = tid, tid + stride, ..., Unroll per round.
   constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)
+  constexpr bool mask_signs = thread_state<R, E>::load_magnitudes;
   if constexpr (V > 1) {
     const X* g_xv = p.x + p.head;
     const Y* g_yv = p.y + p.head;
@@ -316,23 +336,24 @@ __global__ void __launch_bounds__(Threads)
       Y r_y[Unroll * YV];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
-        load_vec<V, R::magnitudes>(g_xv + (v + u * stride) * V, r_x + u * V);
+        load_vec<V, mask_signs>(g_xv + (v + u * stride) * V, r_x + u * V);
         if constexpr (R::binary)
-          load_vec<V, R::magnitudes>(g_yv + (v + u * stride) * V, r_y + u * V);
+          load_vec<V, mask_signs>(g_yv + (v + u * stride) * V, r_y + u * V);
       }
       r_state.add(r_x, r_y);
     }
-    // The rest (fewer than Unroll vectors for the CUDA-core engine): loaded together, then added
-    // one vector at a time on the CUDA cores.
-    for (; v < p.nvec; v += Unroll * stride) {
+    // The rest: fewer than Unroll vectors for every lane (the full rounds stop where the warp's
+    // last lane has fewer, and stride >= 32), loaded together, then added one vector at a time on
+    // the CUDA cores.
+    if (v < p.nvec) {
       X r_x[Unroll][V];
       Y r_y[Unroll][YV];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
         if (v + u * stride < p.nvec) {
-          load_vec<V, R::magnitudes>(g_xv + (v + u * stride) * V, r_x[u]);
+          load_vec<V, mask_signs>(g_xv + (v + u * stride) * V, r_x[u]);
           if constexpr (R::binary)
-            load_vec<V, R::magnitudes>(g_yv + (v + u * stride) * V, r_y[u]);
+            load_vec<V, mask_signs>(g_yv + (v + u * stride) * V, r_y[u]);
         }
       }
 #pragma unroll
@@ -348,7 +369,7 @@ __global__ void __launch_bounds__(Threads)
     for (std::int64_t j = tid; j < scalars; j += stride) {
       const std::int64_t i = j < p.head ? j : tail_begin + (j - p.head);
       X r_x[1] = {static_cast<X>(p.x[i])};
-      if constexpr (R::magnitudes)
+      if constexpr (mask_signs)
         magnitudes(r_x);
       Y r_y[1] = {};
       if constexpr (R::binary)

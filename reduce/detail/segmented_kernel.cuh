@@ -184,12 +184,8 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank,
   constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)
   constexpr int U = segmented_unroll;
   typename R::accumulator acc = fresh;
-  const auto add = [&](auto& r_x, auto& r_y) {
-    if constexpr (R::binary)
-      acc.add(r_x, r_y);
-    else
-      acc.add(r_x);
-  };
+  constexpr bool mask_signs = device::magnitudes_at_load<R, true>; // Asum (else add takes |x|)
+  const auto add = [&](auto& r_x, auto& r_y) { device::add_loaded<R, true>(acc, r_x, r_y); };
   std::int64_t head = 0, nvec = 0;
   split_segment<R>(x, y, n, head, nvec);
   if constexpr (V > 1) {
@@ -203,18 +199,18 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank,
       Y r_y[U * YV];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        device::load_vec<V, R::magnitudes>(g_xv + (v + u * team) * V, r_x + u * V);
+        device::load_vec<V, mask_signs>(g_xv + (v + u * team) * V, r_x + u * V);
         if constexpr (R::binary)
-          device::load_vec<V, R::magnitudes>(g_yv + (v + u * team) * V, r_y + u * V);
+          device::load_vec<V, mask_signs>(g_yv + (v + u * team) * V, r_y + u * V);
       }
       add(r_x, r_y);
     }
     for (; v < nvec; v += team) { // the rest, one vector at a time
       X r_x[V];
       Y r_y[YV];
-      device::load_vec<V, R::magnitudes>(g_xv + v * V, r_x);
+      device::load_vec<V, mask_signs>(g_xv + v * V, r_x);
       if constexpr (R::binary)
-        device::load_vec<V, R::magnitudes>(g_yv + v * V, r_y);
+        device::load_vec<V, mask_signs>(g_yv + v * V, r_y);
       add(r_x, r_y);
     }
   }
@@ -224,7 +220,7 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank,
   for (std::int64_t j = rank; j < scalars; j += team) {
     const std::int64_t i = j < head ? j : tail_begin + (j - head);
     X r_x[1] = {static_cast<X>(x[i])};
-    if constexpr (R::magnitudes)
+    if constexpr (mask_signs)
       magnitudes(r_x);
     Y r_y[1] = {};
     if constexpr (R::binary)
