@@ -297,8 +297,13 @@ __global__ void __launch_bounds__(segmented_threads)
       s_long[warp] = long_lanes;
     // 2. The warp's tiers in turn; the k-th segment of a tier of teams of T = 2^t lanes goes to
     // team k mod (32 / T), lanes [T (k mod 32 / T), ...) of the warp.
-    unsigned tiers =
-        __reduce_or_sync(full_warp_mask, tier >= 0 && tier < block_tier ? 1u << tier : 0u);
+    unsigned tiers = tier >= 0 && tier < block_tier ? 1u << tier : 0u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    tiers = __reduce_or_sync(full_warp_mask, tiers);
+#else
+    for (int d = 1; d < 32; d *= 2) // no redux.sync before sm_80
+      tiers |= __shfl_xor_sync(full_warp_mask, tiers, d);
+#endif
     for (; tiers != 0; tiers &= tiers - 1) {
       const int t = __ffs(tiers) - 1;
       const unsigned members = __ballot_sync(full_warp_mask, tier == t);
@@ -310,8 +315,10 @@ __global__ void __launch_bounds__(segmented_threads)
       for (int k0 = 0; k0 < count; k0 += teams) { // warp-uniform
         const int k = k0 + team;
         const int src = k < count ? s_order[warp][k] : lane;
+        // Every lane shuffles: a whole-warp shuffle that some lanes skip never completes.
         const std::int64_t first_k = __shfl_sync(full_warp_mask, first, src);
-        const std::int64_t length_k = k < count ? __shfl_sync(full_warp_mask, length, src) : 0;
+        const std::int64_t length_src = __shfl_sync(full_warp_mask, length, src);
+        const std::int64_t length_k = k < count ? length_src : 0;
         P part = fresh.partial();
         if (k < count)
           part = share(first_k, length_k, 1 << t, rank);

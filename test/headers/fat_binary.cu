@@ -5,7 +5,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <tcr/reduce/batched.cuh>
 #include <tcr/reduce/device.cuh>
+#include <tcr/reduce/segmented.cuh>
 
 namespace {
 constexpr tcr::ReduceOptions fast_tc{tcr::Accuracy::fast, tcr::Engine::tensor_core};
@@ -26,5 +28,13 @@ cudaError_t fat_binary_calls(void* temp, std::size_t& bytes, const void* x, floa
   e = e != cudaSuccess ? e : tcr::DeviceReduce::Sum(temp, bytes, e5, out_d, n, s, comp_tc);
   e = e != cudaSuccess ? e : tcr::DeviceReduce::Dot(temp, bytes, f, h, out, n, s);
   e = e != cudaSuccess ? e : tcr::DeviceReduce::Nrm2(temp, bytes, f, out_d, n, s);
+  // The segmented kernel (warp ballots and reductions) and the batched calls built on it.
+  const auto* offsets = static_cast<const int*>(x);
+  e = e != cudaSuccess
+          ? e
+          : tcr::DeviceSegmentedReduce::Sum(temp, bytes, h, out, n, offsets, offsets + 1, s);
+  e = e != cudaSuccess ? e : tcr::DeviceSegmentedReduce::Sum(temp, bytes, f, out_d, n, 64, s);
+  e = e != cudaSuccess ? e
+                       : tcr::DeviceBatchedReduce::Dot(temp, bytes, f, 1, n, f, 1, n, out, n, n, s);
   return e;
 }
