@@ -126,6 +126,15 @@ struct strided_segments {
   }
 };
 
+// The one length of a batch, where there is one (segmented::known_length).
+template <class X, class Y>
+std::int64_t known_length(const pointer_segments<X, Y, common_length>& s) {
+  return s.lengths.n;
+}
+inline std::int64_t known_length(const strided_segments& s) {
+  return s.n;
+}
+
 // The host's checks, found by DeviceSegmentedReduce's launch (reduce/segmented.cuh).
 template <class X, class Y, class Lengths>
 bool valid(const pointer_segments<X, Y, Lengths>& s, std::int64_t num_segments, bool& reads) {

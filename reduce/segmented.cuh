@@ -50,7 +50,8 @@
 // accumulators pin every rounding with _rn steps; Reduce's op is the caller's own code, which
 // the compiler may contract differently for another architecture).
 //
-// Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
+// Execution: one kernel launch for the whole batch (none for num_segments = 0), a block per
+// segment where every segment is known to be longer than 4096 elements (fixed size), no host
 // synchronisation, no allocation, capturable in a CUDA graph. No temporary storage is used: the
 // size query (d_temp_storage == nullptr) returns 1, as CUB does, and any storage is accepted.
 //
@@ -141,7 +142,10 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
     return cudaErrorInvalidValue;
   segmented_params<R, Segments> shaped = p;
   shaped.per_warp = segments_per_warp(p.num_segments);
-  const std::int64_t groups = (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
+  shaped.block_per_segment = known_length(p.segments) > segmented_warp_max;
+  const std::int64_t groups = shaped.block_per_segment
+                                  ? p.num_segments
+                                  : (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
   const int grid = static_cast<int>(groups < segmented_max_grid ? groups : segmented_max_grid);
   segmented_kernel<R, Segments><<<grid, segmented_threads, 0, stream>>>(shaped, fresh);
   return cudaPeekAtLastError();

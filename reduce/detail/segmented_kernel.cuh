@@ -15,6 +15,9 @@
 //      warps of T lanes merges them, and the team's first lane writes the result;
 //   3. then the whole block takes each block-tier segment of the group in turn (team_partial
 //      with a team of segmented_threads, a BlockReduce merges the threads), thread 0 writes it.
+// Where the host knows that every segment is of the block tier (a fixed size, or batches of one
+// length, above segmented_warp_max), a group is one segment and only step 3 runs, so that the
+// long segments spread over the grid instead of going eight to a block.
 // A team's share of a segment of n elements at x (and y): the head of single elements before the
 // wider operand's first 16-byte boundary, the 16-byte vectors, the tail of single elements.
 // Rank r takes head element r, vectors r, r + T, r + 2T, ... (T the team size; segmented_unroll
@@ -128,6 +131,16 @@ struct fixed_segments {
   }
 };
 
+// The length every segment has, where the host knows it (fixed size, batches of one length);
+// -1 otherwise. Overloads for other segment types are found by argument-dependent lookup.
+template <class Segments>
+std::int64_t known_length(const Segments&) {
+  return -1;
+}
+inline std::int64_t known_length(const fixed_segments& s) {
+  return s.size;
+}
+
 // What one launch reads and writes: R's sources and output, the segments and their count.
 template <class R, class Segments>
 struct segmented_params {
@@ -136,7 +149,9 @@ struct segmented_params {
   typename R::out_iterator out;
   Segments segments;
   std::int64_t num_segments;
-  int per_warp; // segments per warp and group, 1..32 (segments_per_warp)
+  int per_warp;           // segments per warp and group, 1..32 (segments_per_warp)
+  bool block_per_segment; // every segment is longer than segmented_warp_max (known on the host):
+                          // block b takes segments b, b + grid, ... (the team and order alike)
 };
 
 // The cut of a segment of n elements at x (and y) into a head of single elements, nvec vectors
@@ -283,7 +298,8 @@ __global__ void __launch_bounds__(segmented_threads)
       return team_partial<R>(x, p.y, length, team, rank, fresh);
   };
 
-  for (std::int64_t g = blockIdx.x; g * W * G < p.num_segments; g += gridDim.x) {
+  // Steps 1 and 2 for group g: the warps' segments of the warp tiers; s_long for step 3.
+  const auto warp_tiers = [&](std::int64_t g) {
     // 1. Lane l < G of warp w holds segment (g W + w) G + l: its bounds and its tier.
     const std::int64_t base = (g * W + warp) * G;
     std::int64_t first = 0, length = 0;
@@ -329,10 +345,24 @@ __global__ void __launch_bounds__(segmented_threads)
       __syncwarp(); // s_order is rewritten by the next tier
     }
     __syncthreads();
+  };
+
+  // Every segment of the block tier (known on the host): a group is one segment, and only step 3
+  // runs (block-uniform branches), so that long segments spread over the grid.
+  const bool block_only = p.block_per_segment;
+  const std::int64_t span = block_only ? 1 : std::int64_t(W) * G; // segments per group
+  for (std::int64_t g = blockIdx.x; g * span < p.num_segments; g += gridDim.x) {
+    if (block_only) {
+      if (lane == 0)
+        s_long[warp] = warp == 0 ? 1u : 0u;
+      __syncthreads();
+    } else {
+      warp_tiers(g);
+    }
     // 3. The block per long segment, in the group's order (a block-uniform loop).
     for (int w = 0; w < W; ++w) {
       for (unsigned m = s_long[w]; m != 0; m &= m - 1) {
-        const std::int64_t s = (g * W + w) * G + (__ffs(m) - 1);
+        const std::int64_t s = block_only ? g : (g * W + w) * G + (__ffs(m) - 1);
         std::int64_t first_s = 0, length_s = 0;
         p.segments.bounds(s, first_s, length_s);
         const P part = share(first_s, length_s, segmented_threads, static_cast<int>(threadIdx.x));
