@@ -266,11 +266,22 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
   }
 }
 
+// Blocks per SM the kernel of R is compiled for: 4 (64 registers) for unary reductions of 8- and
+// 32-bit elements with a partial of at most 8 bytes (float results), which fit without spilling
+// (sm_90); else as many as its registers allow (16-bit inputs, wider partials and dot products
+// would spill under the cap).
+template <class R>
+inline constexpr int segmented_min_blocks =
+    !R::binary && sizeof(typename R::accumulator::partial_type) <= 8 &&
+            sizeof(typename R::x_type) != 2
+        ? 4
+        : 1;
+
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
 // Segments: offset_segments, fixed_segments, or any type with their bounds and source (the
 // batches of reduce/batched.cuh).
 template <class R, class Segments>
-__global__ void __launch_bounds__(segmented_threads)
+__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
   using P = typename R::accumulator::partial_type;
   using Out = typename R::out_type;
