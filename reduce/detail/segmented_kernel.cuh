@@ -266,11 +266,12 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
   }
 }
 
-// Blocks per SM the kernel of R is compiled for: 4 (64 registers) for unary reductions of 8- and
-// 32-bit elements with a partial of at most 8 bytes (float results), which fit without spilling
-// (sm_90); else 0, no hint (16-bit inputs, wider partials and dot products would spill under the
-// cap, and an explicit 1 lets ptxas take more registers than with no hint: 91 against 80 for
-// 16-bit sums, 2 blocks per SM instead of 3, 17-23% slower on the H200).
+// Blocks per SM the kernel of R is compiled for: 4 (64 registers) for unary reductions of 8-, 32-
+// and 64-bit elements with a partial of at most 8 bytes (float-result sums and norms, Min, Max,
+// Reduce), which fit without spilling on sm_90 (but for 4 bytes in 64-bit integer sums); else 0,
+// no hint: 16-bit inputs, wider partials and dot products would spill under the cap, and an
+// explicit 1 lets ptxas take more registers than no hint does (91 against 80 for 16-bit sums: 2
+// blocks per SM instead of 3, 17-23% slower on the H200).
 template <class R>
 inline constexpr int segmented_min_blocks =
     !R::binary && sizeof(typename R::accumulator::partial_type) <= 8 &&
