@@ -261,79 +261,64 @@ struct double_result_base {
 template <class Result>
 struct sum_accumulator;
 
+namespace detail {
+// The inputs x (Abs: their magnitudes, taken after widening) into a chunked sum `state` of
+// machinery T: e4m3 and e5m2 chunks of up to 64 values exact in f32 first, the rest in chunks of
+// at most L values widened to T.
+template <class T, int L, bool Abs, class State, class X, int N>
+TCR_HD void add_sum_inputs(State& state, const X (&x)[N]) {
+  static_assert(!(std::is_same_v<T, float> && std::is_same_v<X, double>),
+                "double inputs use sum_accumulator<double>");
+  if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
+    for_chunks<64>(x, [&](const auto& c) {
+      state.add(static_cast<double>(exact_sum_e4m3(widened<float, Abs>(c).v))); // exact
+    });
+  } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
+    for_chunks<64>(x, [&](const auto& c) {
+      const auto [a, b] = exact_band_sums_e5m2(widened<float, Abs>(c).v);
+      const T pair[2] = {a, b};
+      state.add_chunk(pair);
+    });
+  } else {
+    for_widened_chunks<L, T, Abs>(x, [&](const auto& c) { state.add_chunk(c); });
+  }
+}
+} // namespace detail
+
 template <>
 struct sum_accumulator<float> : detail::float_result_base<> {
   using detail::float_result_base<>::merge; // partials; merge(sum_accumulator) below
+  // One 16-byte vector per chunk (float: 4, 16-bit types: 8).
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
-    add_widened<false>(x);
+    detail::add_sum_inputs<float, sizeof(X) >= 4 ? 4 : 8, false>(state, x);
   }
   // add(|x|), the magnitudes taken after widening (Asum).
   template <class X, int N>
   TCR_HD void add_magnitudes(const X (&x)[N]) {
-    add_widened<true>(x);
+    detail::add_sum_inputs<float, sizeof(X) >= 4 ? 4 : 8, true>(state, x);
   }
   // One float reduced elsewhere (a tensor-core row sum), and the merge of two accumulators: what
   // tcr::accumulate and tcr::merge call, so that the warp layer can fold into this type.
   TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
   TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
-
-private:
-  template <bool Abs, class X, int N>
-  TCR_HD void add_widened(const X (&x)[N]) {
-    static_assert(!std::is_same_v<X, double>, "double inputs use sum_accumulator<double>");
-    if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
-      detail::for_chunks<64>(x, [&](const auto& c) {
-        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float, Abs>(c).v))); // exact
-      });
-    } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
-      detail::for_chunks<64>(x, [&](const auto& c) {
-        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float, Abs>(c).v);
-        const float pair[2] = {a, b};
-        state.add_chunk(pair);
-      });
-    } else {
-      // One 16-byte vector per chunk (float: 4, 16-bit types: 8).
-      constexpr int chunk = sizeof(X) >= 4 ? 4 : 8;
-      detail::for_widened_chunks<chunk, float, Abs>(x, [&](const auto& c) { state.add_chunk(c); });
-    }
-  }
 };
 
 // Result double (or dd): every chunk of up to 4 doubles into chunked_sum<double>'s cascade.
 template <>
 struct sum_accumulator<double> : detail::double_result_base<chunked_sum<double>> {
   using detail::double_result_base<chunked_sum<double>>::merge; // partials; below: accumulators
-
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
-    add_widened<false>(x);
+    detail::add_sum_inputs<double, 4, false>(state, x);
   }
   // add(|x|), the magnitudes taken after widening (Asum).
   template <class X, int N>
   TCR_HD void add_magnitudes(const X (&x)[N]) {
-    add_widened<true>(x);
+    detail::add_sum_inputs<double, 4, true>(state, x);
   }
   TCR_HD void add(float v) { state.add(static_cast<double>(v)); }
   TCR_HD void merge(const sum_accumulator& o) { state.merge(o.state); }
-
-private:
-  template <bool Abs, class X, int N>
-  TCR_HD void add_widened(const X (&x)[N]) {
-    if constexpr (std::is_same_v<X, __nv_fp8_e4m3> && N > 1) {
-      detail::for_chunks<64>(x, [&](const auto& c) {
-        state.add(static_cast<double>(exact_sum_e4m3(detail::widened<float, Abs>(c).v)));
-      });
-    } else if constexpr (std::is_same_v<X, __nv_fp8_e5m2> && N > 1) {
-      detail::for_chunks<64>(x, [&](const auto& c) {
-        const auto [a, b] = exact_band_sums_e5m2(detail::widened<float, Abs>(c).v);
-        const double pair[2] = {a, b};
-        state.add_chunk(pair);
-      });
-    } else {
-      detail::for_widened_chunks<4, double, Abs>(x, [&](const auto& c) { state.add_chunk(c); });
-    }
-  }
 };
 
 // Dot product of any pair of input types. Result float: products exact in float (both operands

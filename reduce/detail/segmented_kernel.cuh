@@ -361,7 +361,8 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   };
 
   // Every segment of the block tier (known on the host): a group is one segment, and only step 3
-  // runs (block-uniform branches), so that long segments spread over the grid.
+  // runs (block-uniform branches), so that long segments spread over the grid; step 3 keeps one
+  // call site, so that it stays inline.
   const bool block_only = p.block_per_segment;
   const std::int64_t span = block_only ? 1 : std::int64_t(W) * G; // segments per group
   for (std::int64_t g = blockIdx.x; g * span < p.num_segments; g += gridDim.x) {
