@@ -436,10 +436,7 @@ int main(int argc, char** argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](const char* key) -> const char* {
-      const std::size_t k = std::strlen(key);
-      return a.compare(0, k, key) == 0 && a.size() > k && a[k] == '=' ? argv[i] + k + 1 : nullptr;
-    };
+    auto value = [&](const char* key) { return flag_value(argv[i], key); };
     std::stringstream list;
     if (a == "--sets_only")
       o.sets_only = true;

@@ -79,10 +79,7 @@ settings parse(int& argc, char** argv) {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](const char* key) -> const char* {
-      const std::size_t k = std::strlen(key);
-      return a.compare(0, k, key) == 0 && a.size() > k && a[k] == '=' ? argv[i] + k + 1 : nullptr;
-    };
+    auto value = [&](const char* key) { return flag_value(argv[i], key); };
     if (a == "--tcr_full")
       s.full = true;
     else if (a == "--tcr_list")
@@ -146,13 +143,6 @@ harness& h() {
     return r;
   }();
   return *s;
-}
-
-double min_of(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
-}
-double max_of(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
 }
 
 void run_case(benchmark::State& state, const bench_case& c, std::int64_t n, bool cold) {
@@ -255,18 +245,11 @@ int register_all(const settings& s) {
             const std::string bench_name = std::string(name(op)) + "/" + name(t) + "/" + c.method +
                                            "/" + l2 + "/n:" + std::to_string(n);
             const bench_case* cp = &c;
-            benchmark::RegisterBenchmark(
-                bench_name.c_str(),
-                [cp, n, cold](benchmark::State& st) { run_case(st, *cp, n, cold); })
-                ->UseManualTime()
-                ->Unit(benchmark::kMicrosecond)
-                // Each iteration is a batch of calls but reports the time of one call, so the
-                // benchmark library would otherwise run `batch` times longer than asked.
-                ->MinTime(s.min_time / batch)
-                ->Repetitions(s.repetitions)
-                ->ReportAggregatesOnly(true)
-                ->ComputeStatistics("min", min_of)
-                ->ComputeStatistics("max", max_of);
+            timed_in_batches(benchmark::RegisterBenchmark(bench_name.c_str(),
+                                                          [cp, n, cold](benchmark::State& st) {
+                                                            run_case(st, *cp, n, cold);
+                                                          }),
+                             s.min_time, s.repetitions, batch);
             ++registered;
           }
         }
@@ -277,16 +260,8 @@ int register_all(const settings& s) {
 }
 
 void add_context(const settings& s) {
-  const device_facts& f = facts();
+  add_device_context();
   auto add = [](const std::string& k, const std::string& v) { benchmark::AddCustomContext(k, v); };
-  add("gpu", f.name);
-  add("compute_capability", std::to_string(f.cc));
-  add("sms", std::to_string(f.sms));
-  add("l2_bytes", std::to_string(f.l2_bytes));
-  add("global_bytes", std::to_string(f.global_bytes));
-  add("default_sm_clock_mhz", std::to_string(f.default_sm_clock_mhz));
-  add("cuda_runtime", std::to_string(f.runtime_version));
-  add("cuda_driver", std::to_string(f.driver_version));
   add("tcr_run", s.full ? "full" : "quick");
   add("tcr_min_time", std::to_string(s.min_time));
   add("tcr_repetitions", std::to_string(s.repetitions));

@@ -50,10 +50,7 @@ settings parse(int& argc, char** argv) {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](const char* key) -> const char* {
-      const std::size_t k = std::strlen(key);
-      return a.compare(0, k, key) == 0 && a.size() > k && a[k] == '=' ? argv[i] + k + 1 : nullptr;
-    };
+    auto value = [&](const char* key) { return flag_value(argv[i], key); };
     if (a == "--tcr_list")
       s.list = true;
     else if (a == "--tcr_no_gate")
@@ -303,13 +300,6 @@ std::vector<seg_args> prepare(const point& p, int copies) {
   return r;
 }
 
-double min_of(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
-}
-double max_of(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
-}
-
 void run_point(benchmark::State& state, const point& p) {
   const std::size_t bytes = input_bytes(p);
   const int batch = batch_for(bytes);
@@ -346,28 +336,15 @@ void run_point(benchmark::State& state, const point& p) {
 void register_all(const settings& s) {
   for (const point& p : points()) {
     const int batch = batch_for(input_bytes(p));
-    benchmark::RegisterBenchmark(p.name().c_str(), [p](benchmark::State& st) { run_point(st, p); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond)
-        // Each iteration is a batch of calls but reports the time of one call, so the
-        // benchmark library would otherwise run `batch` times longer than asked.
-        ->MinTime(s.min_time / batch)
-        ->Repetitions(s.repetitions)
-        ->ReportAggregatesOnly(true)
-        ->ComputeStatistics("min", min_of)
-        ->ComputeStatistics("max", max_of);
+    timed_in_batches(benchmark::RegisterBenchmark(p.name().c_str(),
+                                                  [p](benchmark::State& st) { run_point(st, p); }),
+                     s.min_time, s.repetitions, batch);
   }
 }
 
 void add_context(const settings& s) {
-  const device_facts& f = facts();
+  add_device_context();
   auto add = [](const std::string& k, const std::string& v) { benchmark::AddCustomContext(k, v); };
-  add("gpu", f.name);
-  add("compute_capability", std::to_string(f.cc));
-  add("sms", std::to_string(f.sms));
-  add("l2_bytes", std::to_string(f.l2_bytes));
-  add("cuda_runtime", std::to_string(f.runtime_version));
-  add("cuda_driver", std::to_string(f.driver_version));
   add("tcr_min_time", std::to_string(s.min_time));
   add("tcr_repetitions", std::to_string(s.repetitions));
   add("tcr_gate", s.gate ? "on" : "off");

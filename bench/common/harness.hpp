@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include "common/types.hpp"
@@ -128,5 +129,11 @@ cudaError_t read_only(const void* a, const void* b, std::size_t bytes, unsigned*
 // The SM clock now, in MHz: one thread counts clock64() cycles against %globaltimer nanoseconds
 // over about 200k cycles (~100 us). Synchronises the stream. Works without NVML.
 double measure_sm_clock_mhz(cudaStream_t stream);
+
+// The value of a `--key=value` argument, or nullptr when arg is not that flag.
+inline const char* flag_value(const char* arg, const char* key) {
+  const std::size_t k = std::strlen(key);
+  return std::strncmp(arg, key, k) == 0 && arg[k] == '=' ? arg + k + 1 : nullptr;
+}
 
 } // namespace tcr::bench

@@ -104,4 +104,40 @@ inline void add_clock_counters(benchmark::State& state, cudaStream_t stream) {
   state.counters["clock_ratio"] = benchmark::Counter(mhz / facts().default_sm_clock_mhz);
 }
 
+// The aggregate statistics the reports read beside the median.
+inline double min_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+}
+inline double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+}
+
+// A registered benchmark set up for time_batches: manual time in microseconds, repetitions
+// reported as median, mean, min and max. Each iteration is a batch of calls but reports the time
+// of one call, so the benchmark library would otherwise run `batch` times longer than asked.
+inline benchmark::internal::Benchmark*
+timed_in_batches(benchmark::internal::Benchmark* b, double min_time, int repetitions, int batch) {
+  return b->UseManualTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->MinTime(min_time / batch)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true)
+      ->ComputeStatistics("min", min_of)
+      ->ComputeStatistics("max", max_of);
+}
+
+// The device's facts in the JSON context of every program (the current device must be usable).
+inline void add_device_context() {
+  const device_facts& f = facts();
+  auto add = [](const std::string& k, const std::string& v) { benchmark::AddCustomContext(k, v); };
+  add("gpu", f.name);
+  add("compute_capability", std::to_string(f.cc));
+  add("sms", std::to_string(f.sms));
+  add("l2_bytes", std::to_string(f.l2_bytes));
+  add("global_bytes", std::to_string(f.global_bytes));
+  add("default_sm_clock_mhz", std::to_string(f.default_sm_clock_mhz));
+  add("cuda_runtime", std::to_string(f.runtime_version));
+  add("cuda_driver", std::to_string(f.driver_version));
+}
+
 } // namespace tcr::bench
