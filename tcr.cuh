@@ -17,6 +17,7 @@
 #include "compensated/reductions.cuh"
 #include "compensated/ssq.cuh"
 #include "reduce/block.cuh"
+#include "reduce/block_segmented.cuh"
 #include "reduce/device.cuh"
 #include "reduce/batched.cuh"
 #include "reduce/segmented.cuh"

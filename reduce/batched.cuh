@@ -32,8 +32,8 @@
 // stops at DeviceSegmentedReduce's static_asserts (the same rules, its name in the message).
 //
 // Accuracy, per vector (s its exact result, S its sum of |x_j| (Dot: |x_j y_j|), u the unit
-// roundoff of the result type), for vectors of fewer than 2^24 elements, as
-// DeviceSegmentedReduce's per segment:
+// roundoff of the result type), for vectors of at most 2^27 16-byte vectors (2^29 floats; 2^27
+// elements for vectors read one at a time), as DeviceSegmentedReduce's per segment:
 //   float result:  |res - s| <= 2u|s| + 2^-40 S
 //   double result: |res - s| <= 2u|s| + 2^-88 S
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double); Inf and NaN stay in their
@@ -48,18 +48,22 @@
 // iterator that yields its elements.
 //
 // Execution: one kernel launch per call (none for batch_count = 0), no host synchronisation, no
-// allocation, capturable in a CUDA graph. No temporary storage is used: the size query
-// (d_temp_storage == nullptr) returns 1, as DeviceSegmentedReduce's, and any storage is accepted.
+// allocation, capturable in a CUDA graph. Temporary storage as DeviceSegmentedReduce's: none
+// (the size query returns 1) where one length n of at most one chunk (65536 floats, 16384
+// elements for incx != 1) is given; with a length each, or a longer n, the size query's answer
+// (the counters, zeroed by a 32-byte cudaMemsetAsync before the kernel, through which the grid
+// shares a long vector's chunks).
 //
 // Errors (cudaErrorInvalidValue, nothing written, no launch): batch_count < 0 or n < 0; with
-// batch_count > 0: a null or misaligned d_out; pointer arrays: a null or misaligned pointer
-// array (with lengths: whatever they hold, since the host cannot read them; one length: when
-// n > 0), a null or misaligned d_lengths; strided, when n > 0: a null input or one not aligned
-// to its element type, an increment of 0 (n > 1), a vector or a batch spanning 2^62 elements or
-// more ((n - 1) |incx| or (batch_count - 1) |stride_x|). The pointers inside a pointer array live
-// in device memory, where the host cannot check them: each must be aligned to its element type
-// and point to len_i readable elements; that, and the strided vectors lying in their
-// allocations, are the caller's promise.
+// batch_count > 0: temporary storage smaller than the size query's answer, a null or
+// misaligned d_out; pointer arrays: a null or misaligned pointer array (with lengths: whatever
+// they hold, since the host cannot read them; one length: when n > 0), a null or misaligned
+// d_lengths; strided, when n > 0: a null input or one not aligned to its element type, an
+// increment of 0 (n > 1), a vector or a batch spanning 2^62 elements or more ((n - 1) |incx| or
+// (batch_count - 1) |stride_x|). The pointers inside a pointer array live in device memory,
+// where the host cannot check them: each must be aligned to its element type and point to len_i
+// readable elements; that, and the strided vectors lying in their allocations, are the caller's
+// promise.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -32,9 +32,11 @@
 //   double result: |res - s| <= 2u|s| + 2^-88 S
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double); df32 / dd / half / bfloat16
 //   results as in reduce/device.cuh; Inf and NaN stay in their own segment.
-// for segments of fewer than 2^24 elements (the proofs of compensated/chunked.cuh bound the
-// height of the folds and merges by 2^16; 256 threads fold a longer segment in chains that may
-// exceed it: its result is computed the same way, without the proven bound). Accuracy::fast
+// for segments of at most 2^27 16-byte vectors of the wider operand (2^29 floats, 2^28 doubles,
+// 2^30 halves; 2^27 elements for inputs read one at a time): the proofs of compensated/chunked.cuh
+// bound the height of the folds and merges by 2^16 and, for float results, the tree of partials
+// by 64 levels; a segment of k chunks (below) has a tree of 8 + ceil(k / 256) + 8 levels. A
+// longer segment's result is computed the same way, without the proven bound. Accuracy::fast
 // runs the same compensated path (its bound holds with c = 1); Engine::tensor_core gives
 // cudaErrorNotSupported (no tensor-core path yet), automatic and cuda_core run on the CUDA cores.
 //
@@ -42,21 +44,29 @@
 // addresses modulo 16 bytes: a segment of n <= 4096 elements is folded by a team of T lanes of
 // one warp, T a function of n alone (the smallest power of two >= n / (4 V), capped at 32; V the
 // elements of a 16-byte vector of the wider operand, 1 for iterators: 1 lane for at most 16
-// floats, 32 from 257), longer ones by one block of 256 threads, in the fixed pattern of
+// floats, 32 from 257), longer ones in chunks of 16384 vectors (65536 floats; 16384 elements for
+// iterators), each folded by a block of 256 threads, in the fixed pattern of
 // reduce/detail/segmented_kernel.cuh (lane or thread r takes vectors r, r + T, ...; a fixed
-// shuffle tree over the T lanes, then for blocks a fixed BlockReduce). So the same segment gives
-// the same bits run to run, on any GPU, whatever the other segments (which team or warp takes it),
-// the grid, or whether it came through offsets or the fixed-size overload (the
+// shuffle tree over the T lanes, then for blocks a fixed BlockReduce; the totals of a segment's
+// k chunks: thread t folds totals t, t + 256, ..., then a BlockReduce). So the same segment gives
+// the same bits run to run, on any GPU, whatever the other segments (which team, warp or blocks
+// take it), the grid, or whether it came through offsets or the fixed-size overload (the
 // accumulators pin every rounding with _rn steps; Reduce's op is the caller's own code, which
 // the compiler may contract differently for another architecture).
 //
-// Execution: one kernel launch for the whole batch (none for num_segments = 0), a block per
-// segment where every segment is known to be longer than 4096 elements (fixed size), no host
-// synchronisation, no allocation, capturable in a CUDA graph. No temporary storage is used: the
-// size query (d_temp_storage == nullptr) returns 1, as CUB does, and any storage is accepted.
+// Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
+// synchronisation, no allocation, capturable in a CUDA graph. Segments of more than 4096
+// elements get whole blocks, and the chunks of a segment of several chunks are shared by the
+// grid: the blocks claim them through counters in the temporary storage, which the launch zeroes
+// first (a cudaMemsetAsync of 32 bytes on the stream, before the kernel). Temporary storage: none
+// where the host knows that no segment is longer than one chunk (the fixed-size overload up to
+// 65536 floats; the size query returns 1, as CUB's, and any storage is accepted); else the size
+// query's answer (about 0.4 MB for float results: 2048 share entries, a pool of 16384 chunk
+// partials; a segment that finds them used up is taken by one block alone, with the same bits).
 //
 // Errors (cudaErrorInvalidValue, nothing written, no launch): num_segments < 0; segment_size < 0
-// or num_segments * segment_size beyond 2^63; with num_segments > 0: a null d_out, a null or
+// or num_segments * segment_size beyond 2^63; with num_segments > 0: temporary storage smaller
+// than the size query's answer, a null d_out, a null or
 // misaligned offset pointer, a null input (offsets: whatever the segments hold, since the host
 // cannot read them; fixed size: when segment_size > 0), an input or output pointer not aligned
 // to its element type. A segment whose end offset lies below its begin offset lives in device
@@ -89,7 +99,7 @@ using device::op_kind;
 template <class It>
 using if_offsets = std::enable_if_t<!std::is_integral_v<It>, int>;
 
-inline constexpr std::size_t temp_bytes = 1; // none used; nonzero, as CUB
+inline constexpr std::size_t temp_bytes = 1; // where none is used: nonzero, as CUB
 
 // The host's checks of the segments: offset pointers not null and aligned (when there are
 // segments); a fixed size not negative and the whole batch within 2^63 elements. `reads` says
@@ -118,15 +128,29 @@ offset_segments<BeginIt, EndIt> offsets_of(const BeginIt& begin, const EndIt& en
   return {begin, end};
 }
 
-// Checks, then the one launch of reduction R over the segments.
+// Whether a launch over these segments may meet a segment of more than one chunk (then the grid
+// shares its chunks through temporary storage): unless the host knows every length.
+template <class R, class Segments>
+bool may_share(const Segments& segments) {
+  const std::int64_t n = known_length(segments);
+  return n == unknown_length || n > chunk_items<R>;
+}
+template <class R, class Segments>
+std::size_t temp_bytes_for(const Segments& segments) {
+  return may_share<R>(segments) ? share_bytes<typename R::accumulator::partial_type>() : temp_bytes;
+}
+
+// Checks, then the one launch of reduction R over the segments (after a memset of the sharing
+// counters where chunks may be shared).
 template <class R, class Segments>
 cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
                    const segmented_params<R, Segments>& p, cudaStream_t stream,
                    const typename R::accumulator& fresh) {
   using device::misaligned_source;
   using device::null_source;
+  const std::size_t needed = temp_bytes_for<R>(p.segments);
   if (d_temp_storage == nullptr) {
-    temp_storage_bytes = temp_bytes;
+    temp_storage_bytes = needed;
     return cudaSuccess;
   }
   bool reads = false;
@@ -134,7 +158,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
     return cudaErrorInvalidValue;
   if (p.num_segments == 0)
     return cudaSuccess;
-  if (null_source(p.out) || misaligned_source(p.out))
+  if (null_source(p.out) || misaligned_source(p.out) || temp_storage_bytes < needed)
     return cudaErrorInvalidValue;
   if (reads && (null_source(p.x) || misaligned_source(p.x)))
     return cudaErrorInvalidValue;
@@ -146,8 +170,31 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
   const std::int64_t groups = shaped.block_per_segment
                                   ? p.num_segments
                                   : (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
-  const int grid = static_cast<int>(groups < segmented_max_grid ? groups : segmented_max_grid);
-  segmented_kernel<R, Segments><<<grid, segmented_threads, 0, stream>>>(shaped, fresh);
+  std::int64_t grid = groups < segmented_max_grid ? groups : segmented_max_grid;
+  constexpr auto kernel = segmented_kernel<R, Segments>;
+  if (may_share<R>(p.segments)) {
+    // Every block of a sharing launch may wait (briefly) for others: a grid that fits the GPU
+    // at once, the blocks taking their groups grid-stride.
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+      return err;
+    const int resident = device::resident_blocks<kernel, segmented_threads>(device);
+    if (grid > resident)
+      grid = resident;
+    const std::uintptr_t base =
+        (reinterpret_cast<std::uintptr_t>(d_temp_storage) + share_align - 1) / share_align *
+        share_align;
+    shaped.state = reinterpret_cast<share_state*>(base);
+    shaped.entries = reinterpret_cast<share_entry*>(base + share_align);
+    shaped.pool = reinterpret_cast<unsigned char*>(
+        base + share_align +
+        (max_share_entries * sizeof(share_entry) + share_align - 1) / share_align * share_align);
+    err = cudaMemsetAsync(shaped.state, 0, sizeof(share_state), stream);
+    if (err != cudaSuccess)
+      return err;
+  }
+  kernel<<<static_cast<int>(grid), segmented_threads, 0, stream>>>(shaped, fresh);
   return cudaPeekAtLastError();
 }
 

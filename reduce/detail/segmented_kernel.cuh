@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include "../block.cuh"
 #include "../warp.cuh"
@@ -132,13 +133,56 @@ struct fixed_segments {
 };
 
 // The length every segment has, where the host knows it (fixed size, batches of one length);
-// -1 otherwise. Overloads for other segment types are found by argument-dependent lookup.
+// unknown_length otherwise. Overloads for other segment types are found by argument-dependent
+// lookup.
+inline constexpr std::int64_t unknown_length = -1;
 template <class Segments>
 std::int64_t known_length(const Segments&) {
-  return -1;
+  return unknown_length;
 }
 inline std::int64_t known_length(const fixed_segments& s) {
   return s.size;
+}
+
+// A segment of the block tier is cut into chunks of chunk_vectors 16-byte vectors of its wider
+// operand (elements, for inputs read one at a time): chunk j is elements [j C, j C + C) of the
+// segment, C = chunk_items<R>, a function of R alone, so the cut depends on the length alone.
+// Since C elements are a whole number of 16-byte vectors of either operand, every chunk starts
+// at the segment's own alignment modulo 16 bytes.
+inline constexpr std::int64_t chunk_vectors = std::int64_t(1) << 14;
+template <class R>
+inline constexpr std::int64_t chunk_items = chunk_vectors* R::vector_items;
+template <class R>
+__host__ __device__ __forceinline__ std::int64_t chunks_of(std::int64_t n) {
+  return (n + chunk_items<R> - 1) / chunk_items<R>;
+}
+
+// Chunks of one segment shared by the grid: blocks claim them (claimed), deposit each chunk's
+// partial in the pool at slot0 + j, and the block whose deposit arrives last merges them.
+struct share_entry {
+  std::int64_t s, first, length; // the segment, its locator and its length
+  unsigned long long chunks;     // 0: none to share (the pool was full)
+  unsigned long long slot0;      // its first slot in the pool
+  unsigned long long claimed;    // chunks handed out
+  unsigned long long arrived;    // partials deposited
+};
+// The counters of a launch's sharing, zeroed by the launch (a memset on the stream).
+struct share_state {
+  unsigned long long entries;   // entries allocated (may run past max_share_entries)
+  unsigned long long published; // entries [0, published) are written
+  unsigned long long slots;     // pool slots allocated (may run past max_share_slots)
+  unsigned long long active;    // blocks still taking their own groups
+};
+inline constexpr std::int64_t max_share_entries = 2048;
+inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
+inline constexpr std::size_t share_align = 256;
+
+// Temporary storage of a launch that shares chunks: the counters, the entries, the pool.
+template <class P>
+constexpr std::size_t share_bytes() {
+  return share_align + share_align +
+         (max_share_entries * sizeof(share_entry) + share_align - 1) / share_align * share_align +
+         max_share_slots * sizeof(P);
 }
 
 // What one launch reads and writes: R's sources and output, the segments and their count.
@@ -152,6 +196,9 @@ struct segmented_params {
   int per_warp;           // segments per warp and group, 1..32 (segments_per_warp)
   bool block_per_segment; // every segment is longer than segmented_warp_max (known on the host):
                           // block b takes segments b, b + grid, ... (the team and order alike)
+  share_state* state;     // null where no segment is longer than one chunk (known on the host)
+  share_entry* entries;   // [max_share_entries]
+  unsigned char* pool;    // [max_share_slots] partials
 };
 
 // The cut of a segment of n elements at x (and y) into a head of single elements, nvec vectors
@@ -279,20 +326,75 @@ inline constexpr int segmented_min_blocks =
         ? 4
         : 0;
 
+// Plain and atomic accesses to the sharing state (another block's writes: L2, never a stale L1).
+__device__ __forceinline__ unsigned long long peek(const unsigned long long* p) {
+  return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+__device__ __forceinline__ void pause_briefly() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  __nanosleep(256);
+#endif
+}
+
+// A block's next piece of work (kind), decided by thread 0 and broadcast through shared memory.
+enum class job_kind : int {
+  none,   // nothing left
+  group,  // steps 1 and 2 of group g (the warp tiers)
+  whole,  // a block-tier segment of one chunk
+  alone,  // chunk `chunk` of a segment this block takes alone (no entry to share it)
+  shared, // chunk `chunk` of share entry `entry`
+};
+struct job {
+  std::int64_t s, first, length; // the segment, its locator and its length
+  std::int64_t chunk, chunks;    // the chunk to take, of how many
+  std::int64_t entry;            // shared: the entry; group: the group
+  std::int64_t slot0;            // shared: the entry's first pool slot
+  job_kind kind;
+};
+// Thread 0's plan of what the block takes next (in shared memory: no other thread needs it).
+struct block_plan {
+  std::int64_t next_group; // the block's next group
+  std::int64_t group;      // the group whose block-tier lanes are being taken (-1: none)
+  job hand;                // the segment in hand (alone / shared; chunk: the next to take)
+  unsigned long long look; // entries before this one have nothing left to claim
+  int w_next;              // s_long[w_next..] not yet read
+  unsigned m;              // block-tier lanes of s_long[w_next - 1] not yet taken
+  bool own_groups;         // the block's own groups are not all taken yet
+};
+
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
 // Segments: offset_segments, fixed_segments, or any type with their bounds and source (the
 // batches of reduce/batched.cuh).
+//
+// Block-tier segments (steps 3 and 4). A segment of k > 1 chunks is offered to the grid: its
+// block allocates a share entry and k pool slots, publishes the entry (entries are published in
+// allocation order) and claims its chunks one by one (an atomic per chunk); blocks that have no
+// groups left claim the chunks of published entries. Whoever takes chunk j folds it with the
+// team of the whole block (team_partial, 256 threads) and a BlockReduce, deposits the partial in
+// slot0 + j and counts its arrival; the block of the last arrival merges the k partials: thread
+// t folds partials t, t + 256, ... in order, then a BlockReduce, the same operations in the same
+// order as a block that takes a segment alone (when the entries or the pool are used up), which
+// folds chunk j's total into thread j mod 256 as it goes. So the result depends on the segment
+// alone, never on which blocks took which chunks. Progress: a block waits only for the blocks
+// that allocated the entries before its own to publish them (straight-line code in running
+// blocks), and a block with nothing to claim keeps looking only while some block is still
+// taking its own groups (`active`), so no block waits for one that has not started.
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
   using P = typename R::accumulator::partial_type;
   using Out = typename R::out_type;
   constexpr int W = segmented_warps;
-  using BlockP = BlockReduce<P, segmented_threads, BlockReduceAlgorithm::shuffle_tree,
-                             BlockCombine::warp_totals>;
+  constexpr int T = segmented_threads;
+  using BlockP = BlockReduce<P, T, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   __shared__ typename BlockP::TempStorage s_reduce;
   __shared__ unsigned char s_order[W][32]; // [W][32] per warp: the lanes of one tier's segments
   __shared__ unsigned s_long[W];           // [W] per warp: the lanes of its block-tier segments
+  __shared__ job s_job;                    // the block's next piece of work
+  __shared__ block_plan s_plan;            // thread 0's
+  __shared__ int s_last;                   // this block deposited a segment's last partial
+  // [T] per thread: its fold of a segment's chunk totals (chunks t, t + T, ...)
+  __shared__ alignas(16) unsigned char s_fold[T * sizeof(P)];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -300,15 +402,6 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
     return length == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
-  };
-  // Rank `rank` of a team of `team` threads on the segment at `first` of `length` elements.
-  const auto share = [&](std::int64_t first, std::int64_t length, int team, int rank) {
-    const auto x = p.segments.template source<0>(p.x, first);
-    if constexpr (R::binary)
-      return team_partial<R>(x, p.segments.template source<1>(p.y, first), length, team, rank,
-                             fresh);
-    else
-      return team_partial<R>(x, p.y, length, team, rank, fresh);
   };
 
   // Steps 1 and 2 for group g: the warps' segments of the warp tiers; s_long for step 3.
@@ -349,8 +442,14 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         const std::int64_t length_src = __shfl_sync(full_warp_mask, length, src);
         const std::int64_t length_k = k < count ? length_src : 0;
         P part = fresh.partial();
-        if (k < count)
-          part = share(first_k, length_k, 1 << t, rank);
+        if (k < count) {
+          const auto x = p.segments.template source<0>(p.x, first_k);
+          if constexpr (R::binary)
+            part = team_partial<R>(x, p.segments.template source<1>(p.y, first_k), length_k, 1 << t,
+                                   rank, fresh);
+          else
+            part = team_partial<R>(x, p.y, length_k, 1 << t, rank, fresh);
+        }
         const P total = team_total(t, part, merge);
         if (k < count && rank == 0)
           p.out[base + src] = result(length_k, total);
@@ -360,32 +459,224 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     __syncthreads();
   };
 
-  // Every segment of the block tier (known on the host): a group is one segment, and only step 3
-  // runs (block-uniform branches), so that long segments spread over the grid; step 3 keeps one
-  // call site, so that it stays inline.
   const bool block_only = p.block_per_segment;
   const std::int64_t span = block_only ? 1 : std::int64_t(W) * G; // segments per group
-  for (std::int64_t g = blockIdx.x; g * span < p.num_segments; g += gridDim.x) {
-    if (block_only) {
-      if (lane == 0)
-        s_long[warp] = warp == 0 ? 1u : 0u;
-      __syncthreads();
-    } else {
-      warp_tiers(g);
+  const job nothing{0, 0, 0, 0, 0, 0, 0, job_kind::none};
+  block_plan& pl = s_plan;
+  if (threadIdx.x == 0) {
+    pl.next_group = blockIdx.x;
+    pl.group = -1;
+    pl.hand = nothing;
+    pl.look = 0;
+    pl.w_next = W;
+    pl.m = 0u;
+    pl.own_groups = true;
+    if (p.state != nullptr)
+      atomicAdd(&p.state->active, 1ull);
+  }
+
+  // Thread 0: a block-tier segment s found by this block becomes the segment in hand (a whole
+  // job when it is one chunk: true; else offered to the grid when an entry is free).
+  const auto take_segment = [&](std::int64_t s) -> bool {
+    std::int64_t first = 0, length = 0;
+    p.segments.bounds(s, first, length);
+    const std::int64_t k = chunks_of<R>(length);
+    pl.hand = job{s, first, length, 0, k, -1, 0, job_kind::whole};
+    if (k <= 1 || p.state == nullptr)
+      return true;
+    pl.hand.kind = job_kind::alone;
+    share_state* st = p.state;
+    const auto kk = static_cast<unsigned long long>(k);
+    if (peek(&st->entries) >= static_cast<unsigned long long>(max_share_entries))
+      return false;
+    const unsigned long long e = atomicAdd(&st->entries, 1ull);
+    if (e >= static_cast<unsigned long long>(max_share_entries))
+      return false;
+    unsigned long long slot0 = 0, chunks = 0;
+    if (peek(&st->slots) + kk <= static_cast<unsigned long long>(max_share_slots)) {
+      slot0 = atomicAdd(&st->slots, kk);
+      if (slot0 + kk <= static_cast<unsigned long long>(max_share_slots))
+        chunks = kk;
     }
-    // 3. The block per long segment, in the group's order (a block-uniform loop).
-    for (int w = 0; w < W; ++w) {
-      for (unsigned m = s_long[w]; m != 0; m &= m - 1) {
-        const std::int64_t s = block_only ? g : (g * W + w) * G + (__ffs(m) - 1);
-        std::int64_t first_s = 0, length_s = 0;
-        p.segments.bounds(s, first_s, length_s);
-        const P part = share(first_s, length_s, segmented_threads, static_cast<int>(threadIdx.x));
-        const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
-        if (threadIdx.x == 0)
-          p.out[s] = result(length_s, total);
+    share_entry* en = p.entries + e;
+    en->s = s;
+    en->first = first;
+    en->length = length;
+    en->chunks = chunks;
+    en->slot0 = slot0;
+    en->claimed = 0;
+    en->arrived = 0;
+    __threadfence();
+    while (peek(&st->published) != e) // the entries before it: allocated by running blocks
+      pause_briefly();
+    *reinterpret_cast<volatile unsigned long long*>(&st->published) = e + 1;
+    if (chunks != 0) {
+      pl.hand.kind = job_kind::shared;
+      pl.hand.entry = static_cast<std::int64_t>(e);
+      pl.hand.slot0 = static_cast<std::int64_t>(slot0);
+    }
+    return false;
+  };
+
+  // Thread 0: the block's next job.
+  const auto next_job = [&]() -> job {
+    for (;;) {
+      // The segment in hand.
+      if (pl.hand.kind == job_kind::alone) {
+        if (pl.hand.chunk < pl.hand.chunks) {
+          const job j = pl.hand;
+          ++pl.hand.chunk;
+          return j;
+        }
+        pl.hand.kind = job_kind::none;
+      } else if (pl.hand.kind == job_kind::shared) {
+        const auto c =
+            static_cast<std::int64_t>(atomicAdd(&p.entries[pl.hand.entry].claimed, 1ull));
+        if (c < pl.hand.chunks) {
+          job j = pl.hand;
+          j.chunk = c;
+          return j;
+        }
+        pl.hand.kind = job_kind::none;
+      }
+      // The group's next block-tier segment.
+      if (pl.group >= 0) {
+        while (pl.m == 0u && pl.w_next < W)
+          pl.m = s_long[pl.w_next++];
+        if (pl.m != 0u) {
+          const int l = __ffs(pl.m) - 1;
+          pl.m &= pl.m - 1u;
+          if (take_segment((pl.group * W + (pl.w_next - 1)) * G + l))
+            return pl.hand;
+          continue;
+        }
+        pl.group = -1;
+      }
+      // The next group.
+      if (pl.own_groups) {
+        if (pl.next_group * span < p.num_segments) {
+          const std::int64_t g = pl.next_group;
+          pl.next_group += gridDim.x;
+          pl.w_next = W;
+          pl.m = 0u;
+          if (block_only) { // the group is one block-tier segment
+            if (take_segment(g))
+              return pl.hand;
+            continue;
+          }
+          pl.group = g;
+          pl.w_next = 0;
+          job j = nothing;
+          j.kind = job_kind::group;
+          j.entry = g;
+          return j;
+        }
+        pl.own_groups = false;
+        if (p.state == nullptr)
+          return nothing;
+        __threadfence(); // this block's entries are published before it stops being active
+        atomicAdd(&p.state->active, ~0ull); // minus one
+      }
+      // Other blocks' chunks.
+      for (;;) {
+        const bool others = peek(&p.state->active) != 0ull;
+        __threadfence(); // every entry published before `active` was read is seen below
+        const unsigned long long published = peek(&p.state->published);
+        __threadfence();
+        for (; pl.look < published; ++pl.look) {
+          share_entry* en = p.entries + pl.look;
+          const unsigned long long chunks = peek(&en->chunks);
+          if (peek(&en->claimed) >= chunks)
+            continue;
+          const unsigned long long c = atomicAdd(&en->claimed, 1ull);
+          if (c < chunks) {
+            job j = nothing;
+            j.s = *reinterpret_cast<const volatile std::int64_t*>(&en->s);
+            j.first = *reinterpret_cast<const volatile std::int64_t*>(&en->first);
+            j.length = *reinterpret_cast<const volatile std::int64_t*>(&en->length);
+            j.chunk = static_cast<std::int64_t>(c);
+            j.chunks = static_cast<std::int64_t>(chunks);
+            j.entry = static_cast<std::int64_t>(pl.look);
+            j.slot0 = static_cast<std::int64_t>(peek(&en->slot0));
+            j.kind = job_kind::shared;
+            return j;
+          }
+        }
+        if (!others)
+          return nothing;
+        pause_briefly();
       }
     }
-    __syncthreads(); // s_long is rewritten by the next group
+  };
+
+  // Thread t's fold of a segment's chunk totals, in s_fold.
+  const auto fold_load = [&]() {
+    P v;
+    std::memcpy(&v, s_fold + threadIdx.x * sizeof(P), sizeof(P));
+    return v;
+  };
+  const auto fold_store = [&](const P& v) {
+    std::memcpy(s_fold + threadIdx.x * sizeof(P), &v, sizeof(P));
+  };
+  fold_store(fresh.partial());
+  for (;;) {
+    if (threadIdx.x == 0)
+      s_job = next_job();
+    __syncthreads();
+    const job j = s_job;
+    if (j.kind == job_kind::none)
+      break;
+    if (j.kind == job_kind::group) {
+      warp_tiers(j.entry); // ends with a barrier (s_job and s_long are rewritten after it)
+      continue;
+    }
+    // 3. Chunk j.chunk of a block-tier segment (block-uniform): the whole block's team.
+    const std::int64_t off = j.chunk * chunk_items<R>;
+    const std::int64_t rest = j.length - off;
+    const std::int64_t len = rest < chunk_items<R> ? rest : chunk_items<R>;
+    const auto x = segment_source(p.segments.template source<0>(p.x, j.first), off);
+    P part;
+    if constexpr (R::binary)
+      part = team_partial<R>(x, segment_source(p.segments.template source<1>(p.y, j.first), off),
+                             len, T, static_cast<int>(threadIdx.x), fresh);
+    else
+      part = team_partial<R>(x, p.y, len, T, static_cast<int>(threadIdx.x), fresh);
+    const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
+    if (j.kind == job_kind::whole) {
+      if (threadIdx.x == 0)
+        p.out[j.s] = result(j.length, total);
+      continue;
+    }
+    // 4. A segment of several chunks: merge the chunk totals once all are in.
+    bool complete = false;
+    if (j.kind == job_kind::alone) {
+      if (threadIdx.x == static_cast<unsigned>(j.chunk % T))
+        fold_store(merge(fold_load(), total));
+      complete = j.chunk + 1 == j.chunks;
+    } else {
+      P* g_pool = reinterpret_cast<P*>(p.pool) + j.slot0;
+      if (threadIdx.x == 0) {
+        g_pool[j.chunk] = total;
+        __threadfence(); // the partial is visible before its arrival counts
+        const unsigned long long a = atomicAdd(&p.entries[j.entry].arrived, 1ull);
+        s_last = a + 1 == static_cast<unsigned long long>(j.chunks);
+      }
+      __syncthreads();
+      complete = s_last != 0;
+      if (complete) {
+        __threadfence();
+        P acc = fresh.partial();
+        for (std::int64_t c = threadIdx.x; c < j.chunks; c += T)
+          acc = merge(acc, device::load_cg(g_pool + c));
+        fold_store(acc);
+      }
+    }
+    if (complete) { // block-uniform
+      const P all = BlockP(s_reduce).Reduce(fold_load(), merge);
+      if (threadIdx.x == 0)
+        p.out[j.s] = result(j.length, all);
+      fold_store(fresh.partial());
+    }
   }
 }
 

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <tcr/compensated/accumulators.cuh>
+#include <tcr/reduce/block_segmented.cuh>
 #include <tcr/reduce/segmented.cuh>
 
 namespace {
@@ -29,6 +31,18 @@ struct halved {
   const float* p;
   __host__ __device__ float operator[](std::ptrdiff_t i) const { return 0.5f * p[i]; }
 };
+
+// BlockSegmentedReduce: teams of 8 and of 64 threads in a block of 128.
+__global__ void team_sums(const float* g_in, float* g_out) {
+  using Small = tcr::BlockSegmentedReduce<tcr::neumaier<float>, 128, 8>;
+  using Large = tcr::BlockSegmentedReduce<tcr::neumaier<float>, 128, 64>;
+  __shared__ typename Small::TempStorage s_small;
+  __shared__ typename Large::TempStorage s_large;
+  const float x[2] = {g_in[2 * threadIdx.x], g_in[2 * threadIdx.x + 1]};
+  const float a = static_cast<float>(tcr::result(Small(s_small).Sum(x, 9)));
+  const float b = static_cast<float>(tcr::result(Large(s_large).Dot(x, x)));
+  g_out[threadIdx.x] = a + b;
+}
 
 } // namespace
 
@@ -63,5 +77,9 @@ cudaError_t tcr_header_check_segmented_api(void* d_temp, std::size_t& temp_bytes
   if (err == cudaSuccess)
     err = DSR::ArgMin(d_temp, temp_bytes, d_f,
                       reinterpret_cast<tcr::KeyValuePair<int, float>*>(d_out_d), n, b, e, stream);
+  if (err == cudaSuccess) {
+    team_sums<<<1, 128, 0, stream>>>(d_f, d_out_f);
+    err = cudaPeekAtLastError();
+  }
   return err;
 }

@@ -47,27 +47,44 @@ __int128 exact_int_sum(const std::vector<T>& v, std::int64_t b, std::int64_t e, 
 
 } // namespace
 
-TEST_CASE("the size query returns 1 for every operation and form, whatever the arguments") {
+TEST_CASE("the size query: 1 where the host knows no segment exceeds one chunk, else more") {
+  // Offsets (lengths unknown on the host) and fixed sizes above one chunk (65536 floats, 16384
+  // elements read one at a time) need the storage through which the grid shares a segment's
+  // chunks; shorter fixed sizes need none (1 byte, as CUB).
   const float* in = fake<const float>(0x10000);
   float* out = fake<float>(0x20000);
   const int* off = fake<const int>(0x30000);
   std::size_t b = 0;
   CHECK(DSR::Sum(nullptr, b, in, out, 10, off, off + 1) == cudaSuccess);
-  CHECK(b == 1);
+  const std::size_t sharing = b;
+  CHECK(sharing > 1);
   b = 0;
   CHECK(DSR::Sum(nullptr, b, in, out, -1, 64) == cudaSuccess);
   CHECK(b == 1);
   b = 0;
-  CHECK(DSR::Dot(nullptr, b, in, in, static_cast<double*>(nullptr), 1 << 20, off, off + 1) ==
-        cudaSuccess);
+  CHECK(DSR::Sum(nullptr, b, in, out, 3, 65536) == cudaSuccess);
   CHECK(b == 1);
   b = 0;
-  CHECK(DSR::Nrm2(nullptr, b, in, out, 3, 1 << 30) == cudaSuccess);
+  CHECK(DSR::Sum(nullptr, b, in, out, 3, 65537) == cudaSuccess);
+  CHECK(b == sharing);
+  b = 0;
+  const auto halves = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), half_of{});
+  CHECK(DSR::Sum(nullptr, b, halves, out, 3, 16384) == cudaSuccess);
   CHECK(b == 1);
+  b = 0;
+  CHECK(DSR::Sum(nullptr, b, halves, out, 3, 16385) == cudaSuccess);
+  CHECK(b > 1);
+  b = 0;
+  CHECK(DSR::Dot(nullptr, b, in, in, static_cast<double*>(nullptr), 1 << 20, off, off + 1) ==
+        cudaSuccess);
+  CHECK(b > 1);
+  b = 0;
+  CHECK(DSR::Nrm2(nullptr, b, in, out, 3, 1 << 30) == cudaSuccess);
+  CHECK(b > 1);
   b = 0;
   CHECK(DSR::ArgMin(nullptr, b, in, static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 3, off,
                     off + 1) == cudaSuccess);
-  CHECK(b == 1);
+  CHECK(b > 1);
   b = 0;
   CHECK(DSR::Reduce(nullptr, b, fake<const int>(0x10000), static_cast<int*>(nullptr), 5, 8,
                     max_op{}, INT_MIN) == cudaSuccess);
@@ -79,8 +96,16 @@ TEST_CASE("bad input gives cudaErrorInvalidValue before touching the device") {
   float* out = fake<float>(0x20000);
   const std::int64_t* off = fake<const std::int64_t>(0x30000);
   void* temp = fake<void>(0x40000);
-  std::size_t b = 1;
+  std::size_t b = std::size_t(1) << 30; // enough for any call: only the flaw under test is bad
   const auto bad = cudaErrorInvalidValue;
+  // Too little temporary storage (the size query's answer less one byte).
+  std::size_t need = 0;
+  REQUIRE(DSR::Sum(nullptr, need, in, out, 4, off, off + 1) == cudaSuccess);
+  std::size_t short_b = need - 1;
+  CHECK(DSR::Sum(temp, short_b, in, out, 4, off, off + 1) == bad);
+  REQUIRE(DSR::Dot(nullptr, need, in, in, out, 4, 70000) == cudaSuccess);
+  short_b = need - 1;
+  CHECK(DSR::Dot(temp, short_b, in, in, out, 4, 70000) == bad);
   // Counts and sizes.
   CHECK(DSR::Sum(temp, b, in, out, -1, off, off + 1) == bad);
   CHECK(DSR::Sum(temp, b, in, out, -1, 16) == bad);
