@@ -37,8 +37,17 @@
 // bound the height of the folds and merges by 2^16 and, for float results, the tree of partials
 // by 64 levels; a segment of k chunks (below) has a tree of 8 + ceil(k / 256) + 8 levels. A
 // longer segment's result is computed the same way, without the proven bound. Accuracy::fast
-// runs the same compensated path (its bound holds with c = 1); Engine::tensor_core gives
-// cudaErrorNotSupported (no tensor-core path yet), automatic and cuda_core run on the CUDA cores.
+// runs the same compensated path (its bound holds with c = 1), except on the tensor cores.
+// Tensor cores: the fixed-size Sum and Asum of e4m3 (any mode; exact MMA chains, so the
+// compensated contract) and of __half (Accuracy::fast: the bound of tcr::DeviceReduce's fast
+// __half sums, c = fast_error_constant) take a tensor-core row path (each segment a row of an MMA
+// operand against ones; reduce/detail/segmented_rows_kernel.cuh) for segment sizes that are
+// multiples of 32 (e4m3) or 16 (__half) up to 4096, an input aligned to 8 bytes and a GPU of
+// compute capability 8.0 or newer. Engine::tensor_core asks for it and gives
+// cudaErrorNotSupported where it does not apply (after the argument checks); Engine::automatic
+// takes it where rows_automatic_max (below, by measurement) says it is faster; cuda_core never.
+// Its results need not have the CUDA-core path's bits (other roundings in fast mode; a zero sum
+// is +0), but are reproducible in the same way (they depend on the segment and the GPU alone).
 //
 // Reproducibility: each segment's combining order depends only on its length and its inputs'
 // addresses modulo 16 bytes: a segment of n <= 4096 elements is folded by a team of T lanes of
@@ -84,6 +93,7 @@
 #include "detail/device_kernel.cuh"
 #include "detail/extrema.cuh"
 #include "detail/segmented_kernel.cuh"
+#include "detail/segmented_rows_kernel.cuh"
 #include "detail/sources.cuh"
 #include "device.cuh"
 #include "key_value_pair.cuh"
@@ -140,30 +150,39 @@ std::size_t temp_bytes_for(const Segments& segments) {
   return may_share<R>(segments) ? share_bytes<typename R::accumulator::partial_type>() : temp_bytes;
 }
 
+// The host's checks of a call with temporary storage: cudaErrorInvalidValue or cudaSuccess.
+template <class R, class Segments>
+cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segments>& p) {
+  using device::misaligned_source;
+  using device::null_source;
+  bool reads = false;
+  if (p.num_segments < 0 || !valid(p.segments, p.num_segments, reads))
+    return cudaErrorInvalidValue;
+  if (p.num_segments == 0)
+    return cudaSuccess;
+  if (null_source(p.out) || misaligned_source(p.out) ||
+      temp_storage_bytes < temp_bytes_for<R>(p.segments))
+    return cudaErrorInvalidValue;
+  if (reads && (null_source(p.x) || misaligned_source(p.x)))
+    return cudaErrorInvalidValue;
+  if (R::binary && reads && (null_source(p.y) || misaligned_source(p.y)))
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
 // Checks, then the one launch of reduction R over the segments (after a memset of the sharing
 // counters where chunks may be shared).
 template <class R, class Segments>
 cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
                    const segmented_params<R, Segments>& p, cudaStream_t stream,
                    const typename R::accumulator& fresh) {
-  using device::misaligned_source;
-  using device::null_source;
-  const std::size_t needed = temp_bytes_for<R>(p.segments);
   if (d_temp_storage == nullptr) {
-    temp_storage_bytes = needed;
+    temp_storage_bytes = temp_bytes_for<R>(p.segments);
     return cudaSuccess;
   }
-  bool reads = false;
-  if (p.num_segments < 0 || !valid(p.segments, p.num_segments, reads))
-    return cudaErrorInvalidValue;
-  if (p.num_segments == 0)
-    return cudaSuccess;
-  if (null_source(p.out) || misaligned_source(p.out) || temp_storage_bytes < needed)
-    return cudaErrorInvalidValue;
-  if (reads && (null_source(p.x) || misaligned_source(p.x)))
-    return cudaErrorInvalidValue;
-  if (R::binary && reads && (null_source(p.y) || misaligned_source(p.y)))
-    return cudaErrorInvalidValue;
+  const cudaError_t checked = check(temp_storage_bytes, p);
+  if (checked != cudaSuccess || p.num_segments == 0)
+    return checked;
   segmented_params<R, Segments> shaped = p;
   shaped.per_warp = segments_per_warp(p.num_segments);
   shaped.block_per_segment = known_length(p.segments) > segmented_warp_max;
@@ -211,7 +230,51 @@ segmented_params<R, Segments> params_for(const XS& x, const YS& y, const OutIt& 
   return p;
 }
 
-// Sum, Asum, Dot, Nrm2: the accumulator of tcr::DeviceReduce for the types (integers exact).
+// Engine::automatic takes the tensor-core row path for fixed sizes up to this many elements (0:
+// never), chosen by measurement.
+template <class X>
+inline constexpr std::int64_t rows_automatic_max = 0;
+
+// The tensor-core row path (reduce/detail/segmented_rows_kernel.cuh) for a fixed-size Sum or
+// Asum of __half (Accuracy::fast) or e4m3 (any mode) through a pointer: whether it applies
+// (sizes a multiple of row_multiple, at most segmented_warp_max, an input aligned to 8 bytes,
+// a GPU with the MMAs) and is asked for or chosen; launched into *launched.
+template <op_kind Op, class R, class Segments>
+cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream,
+                     const typename R::accumulator& fresh, ReduceOptions options, bool& launched) {
+  using X = typename R::x_type;
+  launched = false;
+  if constexpr (std::is_same_v<Segments, fixed_segments> && R::vectorised &&
+                (Op == op_kind::sum || Op == op_kind::asum) && row_input_v<X>) {
+    const std::int64_t n = p.segments.size;
+    const bool mode_ok = std::is_same_v<X, __nv_fp8_e4m3> || options.accuracy == Accuracy::fast;
+    const bool fits = n > 0 && n % row_multiple<X> == 0 && n <= segmented_warp_max &&
+                      reinterpret_cast<std::uintptr_t>(p.x) % 8 == 0;
+    const bool wanted = options.engine == Engine::tensor_core ||
+                        (options.engine == Engine::automatic && n <= rows_automatic_max<X>);
+    if (!mode_ok || !fits || !wanted || p.num_segments <= 0)
+      return cudaSuccess;
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+      return err;
+    if (!device::has_tensor_cores(device))
+      return cudaSuccess;
+    rows_params<R> rp{p.x, p.out, p.num_segments, n};
+    const std::int64_t blocks =
+        ((p.num_segments + 15) / 16 + rows_threads / 32 - 1) / (rows_threads / 32);
+    const int grid = static_cast<int>(blocks < rows_max_grid ? blocks : rows_max_grid);
+    segmented_rows_kernel<R, Op == op_kind::asum><<<grid, rows_threads, 0, stream>>>(rp, fresh);
+    launched = true;
+    return cudaPeekAtLastError();
+  } else {
+    (void)p, (void)stream, (void)fresh, (void)options;
+    return cudaSuccess;
+  }
+}
+
+// Sum, Asum, Dot, Nrm2: the accumulator of tcr::DeviceReduce for the types (integers exact);
+// the tensor-core row path where it applies and is asked for (or chosen), else the kernel.
 template <op_kind Op, class XIt, class YIt, class OutIt, class Segments>
 cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt& x, const YIt& y,
                 const OutIt& out, std::int64_t num_segments, const Segments& segments,
@@ -223,15 +286,24 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
   const auto ys = device::source_of(y);
   using XS = std::remove_const_t<decltype(xs)>;
   using YS = std::remove_const_t<decltype(ys)>;
-  if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
-    return cudaErrorNotSupported; // no tensor-core path for segments yet
   if constexpr (!device::sum_like_types_ok<Op, X, Y, Out>()) {
     return cudaErrorInvalidValue; // not reached: a static_assert stops the build
   } else {
     using R = device::sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
-    return launch(d_temp_storage, temp_storage_bytes,
-                  params_for<R>(xs, ys, out, num_segments, segments), stream,
-                  typename R::accumulator{});
+    const typename R::accumulator fresh{};
+    const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
+    if (d_temp_storage != nullptr && options.engine != Engine::cuda_core) {
+      cudaError_t err = check(temp_storage_bytes, p);
+      if (err != cudaSuccess || num_segments == 0)
+        return err;
+      bool launched = false;
+      err = try_rows<Op>(p, stream, fresh, options, launched);
+      if (err != cudaSuccess || launched)
+        return err;
+      if (options.engine == Engine::tensor_core)
+        return cudaErrorNotSupported; // no tensor-core path for this case
+    }
+    return launch(d_temp_storage, temp_storage_bytes, p, stream, fresh);
   }
 }
 

@@ -2,13 +2,15 @@
 // tcr benchmarks: tcr::DeviceSegmentedReduce::Sum as a segmented case, native input (f32, f16,
 // bf16) into float results: the fixed-size overload (tcr.fixed), begin / end offsets (tcr.offsets,
 // int offsets), and the fixed-size overload with Accuracy::fast (tcr.fixed.fast; the segmented
-// kernel runs its compensated path for it, so this measures what the option costs or saves).
+// kernel runs its compensated path for it, so this measures what the option costs or saves), and
+// for f16 the tensor-core row path (tcr.fixed.tc, Accuracy::fast and Engine::tensor_core).
 // One translation unit per input type includes this and calls add_uniform<In>().
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <string>
+#include <type_traits>
 #include "common/seg_registry.hpp"
 #include <tcr/reduce/segmented.cuh>
 
@@ -44,6 +46,25 @@ void add_uniform() {
   fast.sizes = fast_sizes();
   fast.scales = {26};
   seg_cases().push_back(std::move(fast));
+  if constexpr (std::is_same_v<In, __half>) {
+    // The tensor-core row path (sizes that are multiples of 16 up to 4096), against tcr.fixed.fast
+    // on the CUDA cores.
+    seg_case rows = uniform_case(
+        "tcr.fixed.tc", t, fn + ", fixed segment_size, Accuracy::fast, Engine::tensor_core",
+        [](void* temp, std::size_t& bytes, const seg_args& a) {
+          return sum_fixed<In>(temp, bytes, a, {Accuracy::fast, Engine::tensor_core});
+        });
+    rows.sizes = {16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+    rows.scales = {26};
+    seg_cases().push_back(std::move(rows));
+    seg_case cc = uniform_case("tcr.fixed.fast", t, fn + ", fixed segment_size, Accuracy::fast",
+                               [](void* temp, std::size_t& bytes, const seg_args& a) {
+                                 return sum_fixed<In>(temp, bytes, a, {Accuracy::fast});
+                               });
+    cc.sizes = {16, 32, 128, 256, 1024, 2048};
+    cc.scales = {26};
+    seg_cases().push_back(std::move(cc));
+  }
 }
 
 } // namespace tcr::bench::seg_tcr

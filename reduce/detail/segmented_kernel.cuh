@@ -482,10 +482,12 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     p.segments.bounds(s, first, length);
     const std::int64_t k = chunks_of<R>(length);
     pl.hand = job{s, first, length, 0, k, -1, 0, job_kind::whole};
-    if (k <= 1 || p.state == nullptr)
+    if (k <= 1)
       return true;
     pl.hand.kind = job_kind::alone;
     share_state* st = p.state;
+    if (st == nullptr) // (the host shares where a segment may be longer than one chunk)
+      return false;
     const auto kk = static_cast<unsigned long long>(k);
     if (peek(&st->entries) >= static_cast<unsigned long long>(max_share_entries))
       return false;

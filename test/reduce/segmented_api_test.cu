@@ -150,12 +150,32 @@ TEST_CASE("no segments: success without a launch, whatever the pointers") {
                     static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 0, 0) == cudaSuccess);
 }
 
-TEST_CASE("Engine::tensor_core has no segmented path: cudaErrorNotSupported") {
+TEST_CASE("Engine::tensor_core outside the row path: cudaErrorNotSupported") {
+  // The row path takes fixed-size Sum / Asum of e4m3 (sizes a multiple of 32) and of __half in
+  // Accuracy::fast (a multiple of 16), up to 4096, from 8-byte aligned inputs.
   std::size_t b = 1;
   tcr::ReduceOptions tc;
   tc.engine = tcr::Engine::tensor_core;
-  CHECK(DSR::Sum(fake<void>(0x40000), b, fake<const __half>(0x10000), fake<float>(0x20000), 4, 16,
-                 0, tc) == cudaErrorNotSupported);
+  tcr::ReduceOptions tc_fast = tc;
+  tc_fast.accuracy = tcr::Accuracy::fast;
+  void* temp = fake<void>(0x40000);
+  const auto* h = fake<const __half>(0x10000);
+  const auto* e4 = fake<const __nv_fp8_e4m3>(0x10000);
+  float* out = fake<float>(0x20000);
+  CHECK(DSR::Sum(temp, b, h, out, 4, 16, 0, tc) == cudaErrorNotSupported); // compensated __half
+  CHECK(DSR::Sum(temp, b, h, out, 4, 24, 0, tc_fast) == cudaErrorNotSupported);
+  CHECK(DSR::Sum(temp, b, h, out, 4, 8192, 0, tc_fast) == cudaErrorNotSupported);
+  CHECK(DSR::Sum(temp, b, fake<const __half>(0x10002), out, 4, 16, 0, tc_fast) ==
+        cudaErrorNotSupported); // not 8-byte aligned
+  CHECK(DSR::Sum(temp, b, e4, out, 4, 16, 0, tc) == cudaErrorNotSupported);
+  CHECK(DSR::Sum(temp, b, fake<const __nv_bfloat16>(0x10000), out, 4, 32, 0, tc_fast) ==
+        cudaErrorNotSupported);
+  CHECK(DSR::Dot(temp, b, h, h, out, 4, 32, 0, tc_fast) == cudaErrorNotSupported);
+  CHECK(DSR::Nrm2(temp, b, h, out, 4, 32, 0, tc_fast) == cudaErrorNotSupported);
+  const std::int64_t* off = fake<const std::int64_t>(0x30000);
+  std::size_t big = std::size_t(1) << 30;
+  CHECK(DSR::Sum(temp, big, e4, out, 4, off, off + 1, 0, tc) == cudaErrorNotSupported); // offsets
+  CHECK(DSR::Sum(temp, b, h, out, -1, 16, 0, tc_fast) == cudaErrorInvalidValue); // checks first
   std::size_t q = 0;
   CHECK(DSR::Sum(nullptr, q, fake<const __half>(0x10000), fake<float>(0x20000), 4, 16, 0, tc) ==
         cudaSuccess); // the size query still answers
