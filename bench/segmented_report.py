@@ -146,6 +146,24 @@ def fast_table(res):
     return lines
 
 
+def tensor_core_table(res):
+    keys = sorted(k for k in res if k[0] == "tcr.fixed.tc")
+    if not keys:
+        return []
+    lines = ["### Accuracy::fast, tensor-core row path against the CUDA cores (tcr fixed size, GB/s)",
+             "", "| type | 2^scale | segment | CUDA cores (fast) | tensor cores | tensor / CUDA cores "
+             "| tensor / read-only | tensor / CCCL 3.5 fixed |", "|---|---|---|---|---|---|---|---|"]
+    for impl, typ, form, size, scale in sorted(keys, key=lambda k: (k[1], k[4], k[3])):
+        tc = res.get((impl, typ, form, size, scale))
+        cc = res.get(("tcr.fixed.fast", typ, form, size, scale))
+        read = res.get(("read", typ, "sum", "all", scale))
+        cub35 = res.get(("cub35.fixed", typ, form, size, scale))
+        lines.append(f"| {typ} | {scale} | {size} | {cell(cc)} | {cell(tc)} | {ratio(tc, cc)} | "
+                     f"{ratio(tc, read)} | {ratio(tc, cub35)} |")
+    lines.append("")
+    return lines
+
+
 def other_tables(res):
     lines = []
     forms = [("sum.powerlaw", "Sum, f32, power-law segment lengths (P(len) ~ len^-1.5 on "
@@ -232,7 +250,7 @@ def main():
     ctx = next((d.get("context", {}) for d in docs if d), {})
     lines = [f"## Segmented and batched reductions ({ctx.get('gpu', '?')}, "
              f"{ctx.get('date', '?')})", ""]
-    lines += uniform_tables(res) + fast_table(res) + other_tables(res)
+    lines += uniform_tables(res) + fast_table(res) + tensor_core_table(res) + other_tables(res)
     text = "\n".join(lines)
     print(text)
     if args.write:

@@ -65,9 +65,9 @@
 //
 // Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
 // synchronisation, no allocation, capturable in a CUDA graph. Segments of more than 4096
-// elements get whole blocks, and the chunks of a segment of several chunks are shared by the
-// grid: the blocks claim them through counters in the temporary storage, which the launch zeroes
-// first (a cudaMemsetAsync of 32 bytes on the stream, before the kernel). Temporary storage: none
+// elements get whole blocks and are offered to the grid (a segment of several chunks chunk by
+// chunk): blocks claim them through counters in the temporary storage, which the launch zeroes
+// first (a cudaMemsetAsync of 40 bytes on the stream, before the kernel). Temporary storage: none
 // where the host knows that no segment is longer than one chunk (the fixed-size overload up to
 // 65536 floats; the size query returns 1, as CUB's, and any storage is accepted); else the size
 // query's answer (about 0.4 MB for float results: 2048 share entries, a pool of 16384 chunk
@@ -75,13 +75,13 @@
 //
 // Errors (cudaErrorInvalidValue, nothing written, no launch): num_segments < 0; segment_size < 0
 // or num_segments * segment_size beyond 2^63; with num_segments > 0: temporary storage smaller
-// than the size query's answer, a null d_out, a null or
-// misaligned offset pointer, a null input (offsets: whatever the segments hold, since the host
-// cannot read them; fixed size: when segment_size > 0), an input or output pointer not aligned
-// to its element type. A segment whose end offset lies below its begin offset lives in device
-// memory, where the host cannot check it: it is read as an empty segment (as CUB does).
-// Offsets and segment ends are the caller's promise: every element of every segment must lie
-// in d_in (and d_y); an index that does not fit the index type of ArgMin's pair is truncated.
+// than the size query's answer, a null d_out, a null or misaligned offset pointer, a null input
+// (offsets: whatever the segments hold, since the host cannot read them; fixed size: when
+// segment_size > 0), an input or output pointer not aligned to its element type. A segment whose
+// end offset lies below its begin offset lives in device memory, where the host cannot check it: it
+// is read as an empty segment (as CUB does). Offsets and segment ends are the caller's promise:
+// every element of every segment must lie in d_in (and d_y); an index that does not fit the index
+// type of ArgMin's pair is truncated.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -192,15 +192,6 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
   std::int64_t grid = groups < segmented_max_grid ? groups : segmented_max_grid;
   constexpr auto kernel = segmented_kernel<R, Segments>;
   if (may_share<R>(p.segments)) {
-    // Every block of a sharing launch may wait (briefly) for others: a grid that fits the GPU
-    // at once, the blocks taking their groups grid-stride.
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-      return err;
-    const int resident = device::resident_blocks<kernel, segmented_threads>(device);
-    if (grid > resident)
-      grid = resident;
     const std::uintptr_t base =
         (reinterpret_cast<std::uintptr_t>(d_temp_storage) + share_align - 1) / share_align *
         share_align;
@@ -209,7 +200,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
     shaped.pool = reinterpret_cast<unsigned char*>(
         base + share_align +
         (max_share_entries * sizeof(share_entry) + share_align - 1) / share_align * share_align);
-    err = cudaMemsetAsync(shaped.state, 0, sizeof(share_state), stream);
+    const cudaError_t err = cudaMemsetAsync(shaped.state, 0, sizeof(share_state), stream);
     if (err != cudaSuccess)
       return err;
   }

@@ -172,6 +172,7 @@ struct share_state {
   unsigned long long published; // entries [0, published) are written
   unsigned long long slots;     // pool slots allocated (may run past max_share_slots)
   unsigned long long active;    // blocks still taking their own groups
+  unsigned long long open;      // every entry below this one has all its chunks claimed
 };
 inline constexpr std::int64_t max_share_entries = 2048;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
@@ -351,34 +352,39 @@ struct job {
   std::int64_t slot0;            // shared: the entry's first pool slot
   job_kind kind;
 };
-// Thread 0's plan of what the block takes next (in shared memory: no other thread needs it).
+// Thread 0's plan of the block's block-tier work (in shared memory: no other thread needs it).
 struct block_plan {
-  std::int64_t next_group; // the block's next group
-  std::int64_t group;      // the group whose block-tier lanes are being taken (-1: none)
-  job hand;                // the segment in hand (alone / shared; chunk: the next to take)
-  unsigned long long look; // entries before this one have nothing left to claim
-  int w_next;              // s_long[w_next..] not yet read
-  unsigned m;              // block-tier lanes of s_long[w_next - 1] not yet taken
-  bool own_groups;         // the block's own groups are not all taken yet
+  job hand;                        // a segment taken alone (chunk: the next one to take)
+  unsigned long long own, end;     // the entries this block published for its group: [own, end)
+  unsigned long long look;         // help: entries before this one have nothing left to claim
+  unsigned alone[segmented_warps]; // block-tier lanes of the group not published, per warp
+  std::int64_t group;              // the group (-1: helping)
+  int w_next;                      // alone[w_next..] not yet read
+  unsigned m;                      // lanes of alone[w_next - 1] not yet taken
 };
+
+// How often a block with nothing left looks again for chunks to claim (while other blocks still
+// take their own groups), about 0.25 us apart.
+inline constexpr int help_polls = 16;
 
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
 // Segments: offset_segments, fixed_segments, or any type with their bounds and source (the
 // batches of reduce/batched.cuh).
 //
-// Block-tier segments (steps 3 and 4). A segment of k > 1 chunks is offered to the grid: its
-// block allocates a share entry and k pool slots, publishes the entry (entries are published in
-// allocation order) and claims its chunks one by one (an atomic per chunk); blocks that have no
-// groups left claim the chunks of published entries. Whoever takes chunk j folds it with the
-// team of the whole block (team_partial, 256 threads) and a BlockReduce, deposits the partial in
-// slot0 + j and counts its arrival; the block of the last arrival merges the k partials: thread
-// t folds partials t, t + 256, ... in order, then a BlockReduce, the same operations in the same
-// order as a block that takes a segment alone (when the entries or the pool are used up), which
-// folds chunk j's total into thread j mod 256 as it goes. So the result depends on the segment
-// alone, never on which blocks took which chunks. Progress: a block waits only for the blocks
-// that allocated the entries before its own to publish them (straight-line code in running
-// blocks), and a block with nothing to claim keeps looking only while some block is still
-// taking its own groups (`active`), so no block waits for one that has not started.
+// Block-tier segments (steps 3 and 4). When a group's warp tiers are done, its block-tier
+// segments are offered to the grid: the block allocates a share entry per segment (and k pool
+// slots for one of k > 1 chunks) and publishes the entries (in allocation order); then it claims
+// the chunks of its own entries one by one (an atomic per chunk), and takes alone the segments
+// it found no entry or slots for. A block whose groups are all done claims the chunks of any
+// published entry. Whoever takes chunk j folds it with the team of the whole block (team_partial,
+// 256 threads) and a BlockReduce; a segment of one chunk gets its result at once; for k > 1 the
+// partial goes to slot0 + j, and the block of the last arrival merges the k partials: thread t
+// folds partials t, t + 256, ... in order, then a BlockReduce, the same operations in the same
+// order as a block that takes the segment alone, which folds chunk j's total into thread
+// j mod 256 as it goes. So the result depends on the segment alone, never on which blocks took
+// which chunks. Progress: a block waits only for the blocks that allocated entries before its
+// own to publish them (straight-line code in running blocks), and one with nothing to claim
+// looks again at most help_polls times, so no block waits for one that has not started.
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
@@ -456,7 +462,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
       }
       __syncwarp(); // s_order is rewritten by the next tier
     }
-    __syncthreads();
+    return __syncthreads_or(long_lanes != 0u) != 0; // whether the group has block-tier segments
   };
 
   const bool block_only = p.block_per_segment;
@@ -464,147 +470,146 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   const job nothing{0, 0, 0, 0, 0, 0, 0, job_kind::none};
   block_plan& pl = s_plan;
   if (threadIdx.x == 0) {
-    pl.next_group = blockIdx.x;
-    pl.group = -1;
     pl.hand = nothing;
+    pl.own = pl.end = 0;
     pl.look = 0;
+    pl.group = -1;
     pl.w_next = W;
     pl.m = 0u;
-    pl.own_groups = true;
     if (p.state != nullptr)
       atomicAdd(&p.state->active, 1ull);
   }
+  const auto segment_of_lane = [&](std::int64_t g, int w, int l) -> std::int64_t {
+    return block_only ? g : (g * W + w) * G + l;
+  };
+  const auto as_u64 = [](std::int64_t v) { return static_cast<unsigned long long>(v); };
 
-  // Thread 0: a block-tier segment s found by this block becomes the segment in hand (a whole
-  // job when it is one chunk: true; else offered to the grid when an entry is free).
-  const auto take_segment = [&](std::int64_t s) -> bool {
-    std::int64_t first = 0, length = 0;
-    p.segments.bounds(s, first, length);
-    const std::int64_t k = chunks_of<R>(length);
-    pl.hand = job{s, first, length, 0, k, -1, 0, job_kind::whole};
-    if (k <= 1)
-      return true;
-    pl.hand.kind = job_kind::alone;
+  // Thread 0, after the warp tiers of group g: publish its block-tier segments (s_long) where
+  // entries and slots are left; the rest are taken alone (pl.alone).
+  const auto start_group = [&](std::int64_t g) {
+    pl.group = g;
+    pl.w_next = 0;
+    pl.m = 0u;
+    pl.own = pl.end = 0;
     share_state* st = p.state;
-    if (st == nullptr) // (the host shares where a segment may be longer than one chunk)
-      return false;
-    const auto kk = static_cast<unsigned long long>(k);
-    if (peek(&st->entries) >= static_cast<unsigned long long>(max_share_entries))
-      return false;
-    const unsigned long long e = atomicAdd(&st->entries, 1ull);
-    if (e >= static_cast<unsigned long long>(max_share_entries))
-      return false;
-    unsigned long long slot0 = 0, chunks = 0;
-    if (peek(&st->slots) + kk <= static_cast<unsigned long long>(max_share_slots)) {
-      slot0 = atomicAdd(&st->slots, kk);
-      if (slot0 + kk <= static_cast<unsigned long long>(max_share_slots))
-        chunks = kk;
+    for (int w = 0; w < W; ++w) {
+      unsigned lanes = block_only ? (w == 0 ? 1u : 0u) : s_long[w];
+      pl.alone[w] = st == nullptr ? lanes : 0u;
+      if (st == nullptr)
+        continue;
+      for (; lanes != 0u; lanes &= lanes - 1u) {
+        const int l = __ffs(lanes) - 1;
+        const std::int64_t s = segment_of_lane(g, w, l);
+        std::int64_t first = 0, length = 0;
+        p.segments.bounds(s, first, length);
+        const auto k = as_u64(chunks_of<R>(length));
+        unsigned long long e = as_u64(max_share_entries);
+        if (peek(&st->entries) < as_u64(max_share_entries))
+          e = atomicAdd(&st->entries, 1ull);
+        if (e >= as_u64(max_share_entries)) {
+          pl.alone[w] |= 1u << l;
+          continue;
+        }
+        unsigned long long slot0 = 0, chunks = k;
+        if (k > 1) {
+          chunks = 0;
+          if (peek(&st->slots) + k <= as_u64(max_share_slots)) {
+            slot0 = atomicAdd(&st->slots, k);
+            if (slot0 + k <= as_u64(max_share_slots))
+              chunks = k;
+          }
+        }
+        share_entry* en = p.entries + e;
+        en->s = s;
+        en->first = first;
+        en->length = length;
+        en->chunks = chunks;
+        en->slot0 = slot0;
+        en->claimed = 0;
+        en->arrived = 0;
+        __threadfence();
+        while (peek(&st->published) != e) // entries before it: allocated by running blocks
+          pause_briefly();
+        *reinterpret_cast<volatile unsigned long long*>(&st->published) = e + 1;
+        if (chunks == 0)
+          pl.alone[w] |= 1u << l; // no slots: alone (the entry offers nothing)
+        if (pl.own == pl.end)
+          pl.own = e;
+        pl.end = e + 1;
+      }
     }
-    share_entry* en = p.entries + e;
-    en->s = s;
-    en->first = first;
-    en->length = length;
-    en->chunks = chunks;
-    en->slot0 = slot0;
-    en->claimed = 0;
-    en->arrived = 0;
-    __threadfence();
-    while (peek(&st->published) != e) // the entries before it: allocated by running blocks
-      pause_briefly();
-    *reinterpret_cast<volatile unsigned long long*>(&st->published) = e + 1;
-    if (chunks != 0) {
-      pl.hand.kind = job_kind::shared;
-      pl.hand.entry = static_cast<std::int64_t>(e);
-      pl.hand.slot0 = static_cast<std::int64_t>(slot0);
-    }
-    return false;
   };
 
-  // Thread 0: the block's next job.
+  // Thread 0: a chunk of entry e to claim, as a job (kind none when it has none left).
+  const auto claim = [&](unsigned long long e) -> job {
+    share_entry* en = p.entries + e;
+    const unsigned long long chunks = peek(&en->chunks);
+    if (peek(&en->claimed) >= chunks)
+      return nothing;
+    const unsigned long long c = atomicAdd(&en->claimed, 1ull);
+    if (c >= chunks)
+      return nothing;
+    job j = nothing;
+    j.s = *reinterpret_cast<const volatile std::int64_t*>(&en->s);
+    j.first = *reinterpret_cast<const volatile std::int64_t*>(&en->first);
+    j.length = *reinterpret_cast<const volatile std::int64_t*>(&en->length);
+    j.chunk = static_cast<std::int64_t>(c);
+    j.chunks = static_cast<std::int64_t>(chunks);
+    j.entry = static_cast<std::int64_t>(e);
+    j.slot0 = static_cast<std::int64_t>(peek(&en->slot0));
+    j.kind = job_kind::shared;
+    return j;
+  };
+
+  // Thread 0: the block's next block-tier job; none when the group's (or, helping, the grid's)
+  // block-tier work is all taken.
   const auto next_job = [&]() -> job {
     for (;;) {
-      // The segment in hand.
-      if (pl.hand.kind == job_kind::alone) {
+      if (pl.hand.kind == job_kind::alone) { // a segment taken alone
         if (pl.hand.chunk < pl.hand.chunks) {
           const job j = pl.hand;
           ++pl.hand.chunk;
           return j;
         }
         pl.hand.kind = job_kind::none;
-      } else if (pl.hand.kind == job_kind::shared) {
-        const auto c =
-            static_cast<std::int64_t>(atomicAdd(&p.entries[pl.hand.entry].claimed, 1ull));
-        if (c < pl.hand.chunks) {
-          job j = pl.hand;
-          j.chunk = c;
-          return j;
-        }
-        pl.hand.kind = job_kind::none;
       }
-      // The group's next block-tier segment.
       if (pl.group >= 0) {
-        while (pl.m == 0u && pl.w_next < W)
-          pl.m = s_long[pl.w_next++];
-        if (pl.m != 0u) {
-          const int l = __ffs(pl.m) - 1;
-          pl.m &= pl.m - 1u;
-          if (take_segment((pl.group * W + (pl.w_next - 1)) * G + l))
-            return pl.hand;
-          continue;
+        for (; pl.own < pl.end; ++pl.own) { // the group's published segments
+          const job j = claim(pl.own);
+          if (j.kind != job_kind::none)
+            return j;
         }
-        pl.group = -1;
-      }
-      // The next group.
-      if (pl.own_groups) {
-        if (pl.next_group * span < p.num_segments) {
-          const std::int64_t g = pl.next_group;
-          pl.next_group += gridDim.x;
-          pl.w_next = W;
-          pl.m = 0u;
-          if (block_only) { // the group is one block-tier segment
-            if (take_segment(g))
-              return pl.hand;
-            continue;
-          }
-          pl.group = g;
-          pl.w_next = 0;
-          job j = nothing;
-          j.kind = job_kind::group;
-          j.entry = g;
-          return j;
-        }
-        pl.own_groups = false;
-        if (p.state == nullptr)
+        while (pl.m == 0u && pl.w_next < W) // the group's segments without an entry
+          pl.m = pl.alone[pl.w_next++];
+        if (pl.m == 0u)
           return nothing;
-        __threadfence(); // this block's entries are published before it stops being active
-        atomicAdd(&p.state->active, ~0ull); // minus one
+        const int l = __ffs(pl.m) - 1;
+        pl.m &= pl.m - 1u;
+        const std::int64_t s = segment_of_lane(pl.group, pl.w_next - 1, l);
+        std::int64_t first = 0, length = 0;
+        p.segments.bounds(s, first, length);
+        const std::int64_t k = chunks_of<R>(length);
+        pl.hand = job{s, first, length, 0, k, -1, 0, k <= 1 ? job_kind::whole : job_kind::alone};
+        if (k <= 1)
+          return pl.hand;
+        continue;
       }
-      // Other blocks' chunks.
-      for (;;) {
+      // Helping: other blocks' chunks.
+      for (int poll = 0;; ++poll) {
         const bool others = peek(&p.state->active) != 0ull;
-        __threadfence(); // every entry published before `active` was read is seen below
+        __threadfence(); // entries published before `active` was read are seen below
         const unsigned long long published = peek(&p.state->published);
         __threadfence();
+        const unsigned long long open = peek(&p.state->open);
+        if (pl.look < open)
+          pl.look = open;
         for (; pl.look < published; ++pl.look) {
-          share_entry* en = p.entries + pl.look;
-          const unsigned long long chunks = peek(&en->chunks);
-          if (peek(&en->claimed) >= chunks)
-            continue;
-          const unsigned long long c = atomicAdd(&en->claimed, 1ull);
-          if (c < chunks) {
-            job j = nothing;
-            j.s = *reinterpret_cast<const volatile std::int64_t*>(&en->s);
-            j.first = *reinterpret_cast<const volatile std::int64_t*>(&en->first);
-            j.length = *reinterpret_cast<const volatile std::int64_t*>(&en->length);
-            j.chunk = static_cast<std::int64_t>(c);
-            j.chunks = static_cast<std::int64_t>(chunks);
-            j.entry = static_cast<std::int64_t>(pl.look);
-            j.slot0 = static_cast<std::int64_t>(peek(&en->slot0));
-            j.kind = job_kind::shared;
+          const job j = claim(pl.look);
+          if (j.kind != job_kind::none)
             return j;
-          }
+          atomicMax(&p.state->open, pl.look + 1); // all of its chunks are claimed
         }
-        if (!others)
+        if (!others || poll >= help_polls)
           return nothing;
         pause_briefly();
       }
@@ -621,64 +626,83 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     std::memcpy(s_fold + threadIdx.x * sizeof(P), &v, sizeof(P));
   };
   fold_store(fresh.partial());
-  for (;;) {
-    if (threadIdx.x == 0)
-      s_job = next_job();
-    __syncthreads();
-    const job j = s_job;
-    if (j.kind == job_kind::none)
-      break;
-    if (j.kind == job_kind::group) {
-      warp_tiers(j.entry); // ends with a barrier (s_job and s_long are rewritten after it)
-      continue;
+  // Groups grid-stride; after the last, with sharing, one more round that only helps.
+  for (std::int64_t g = blockIdx.x;; g += gridDim.x) {
+    const bool own = g * span < p.num_segments;
+    bool jobs = p.state != nullptr; // helping
+    if (own && !block_only)
+      jobs = warp_tiers(g); // ends with a barrier: every thread has read the last s_job
+    else if (own || jobs)
+      __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
+    if (own && block_only)
+      jobs = true;
+    if (!own && jobs && threadIdx.x == 0) {
+      __threadfence(); // this block's entries are published before it stops being active
+      atomicAdd(&p.state->active, ~0ull); // minus one
     }
-    // 3. Chunk j.chunk of a block-tier segment (block-uniform): the whole block's team.
-    const std::int64_t off = j.chunk * chunk_items<R>;
-    const std::int64_t rest = j.length - off;
-    const std::int64_t len = rest < chunk_items<R> ? rest : chunk_items<R>;
-    const auto x = segment_source(p.segments.template source<0>(p.x, j.first), off);
-    P part;
-    if constexpr (R::binary)
-      part = team_partial<R>(x, segment_source(p.segments.template source<1>(p.y, j.first), off),
-                             len, T, static_cast<int>(threadIdx.x), fresh);
-    else
-      part = team_partial<R>(x, p.y, len, T, static_cast<int>(threadIdx.x), fresh);
-    const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
-    if (j.kind == job_kind::whole) {
+    if (jobs && threadIdx.x == 0) {
+      if (own)
+        start_group(g);
+      else
+        pl.group = -1;
+    }
+    for (; jobs;) {
       if (threadIdx.x == 0)
-        p.out[j.s] = result(j.length, total);
-      continue;
-    }
-    // 4. A segment of several chunks: merge the chunk totals once all are in.
-    bool complete = false;
-    if (j.kind == job_kind::alone) {
-      if (threadIdx.x == static_cast<unsigned>(j.chunk % T))
-        fold_store(merge(fold_load(), total));
-      complete = j.chunk + 1 == j.chunks;
-    } else {
-      P* g_pool = reinterpret_cast<P*>(p.pool) + j.slot0;
-      if (threadIdx.x == 0) {
-        g_pool[j.chunk] = total;
-        __threadfence(); // the partial is visible before its arrival counts
-        const unsigned long long a = atomicAdd(&p.entries[j.entry].arrived, 1ull);
-        s_last = a + 1 == static_cast<unsigned long long>(j.chunks);
-      }
+        s_job = next_job();
       __syncthreads();
-      complete = s_last != 0;
-      if (complete) {
-        __threadfence();
-        P acc = fresh.partial();
-        for (std::int64_t c = threadIdx.x; c < j.chunks; c += T)
-          acc = merge(acc, device::load_cg(g_pool + c));
-        fold_store(acc);
+      const job j = s_job;
+      if (j.kind == job_kind::none)
+        break;
+      // 3. Chunk j.chunk of a block-tier segment (block-uniform): the whole block's team.
+      const std::int64_t off = j.chunk * chunk_items<R>;
+      const std::int64_t rest = j.length - off;
+      const std::int64_t len = rest < chunk_items<R> ? rest : chunk_items<R>;
+      const auto x = segment_source(p.segments.template source<0>(p.x, j.first), off);
+      P part;
+      if constexpr (R::binary)
+        part = team_partial<R>(x, segment_source(p.segments.template source<1>(p.y, j.first), off),
+                               len, T, static_cast<int>(threadIdx.x), fresh);
+      else
+        part = team_partial<R>(x, p.y, len, T, static_cast<int>(threadIdx.x), fresh);
+      const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
+      if (j.kind == job_kind::whole || j.chunks == 1) {     // a segment of one chunk
+        if (threadIdx.x == 0)
+          p.out[j.s] = result(j.length, total);
+        continue;
+      }
+      // 4. A segment of several chunks: merge the chunk totals once all are in.
+      bool complete = false;
+      if (j.kind == job_kind::alone) {
+        if (threadIdx.x == static_cast<unsigned>(j.chunk % T))
+          fold_store(merge(fold_load(), total));
+        complete = j.chunk + 1 == j.chunks;
+      } else {
+        P* g_pool = reinterpret_cast<P*>(p.pool) + j.slot0;
+        if (threadIdx.x == 0) {
+          g_pool[j.chunk] = total;
+          __threadfence(); // the partial is visible before its arrival counts
+          const unsigned long long a = atomicAdd(&p.entries[j.entry].arrived, 1ull);
+          s_last = a + 1 == static_cast<unsigned long long>(j.chunks);
+        }
+        __syncthreads();
+        complete = s_last != 0;
+        if (complete) {
+          __threadfence();
+          P acc = fresh.partial();
+          for (std::int64_t c = threadIdx.x; c < j.chunks; c += T)
+            acc = merge(acc, device::load_cg(g_pool + c));
+          fold_store(acc);
+        }
+      }
+      if (complete) { // block-uniform
+        const P all = BlockP(s_reduce).Reduce(fold_load(), merge);
+        if (threadIdx.x == 0)
+          p.out[j.s] = result(j.length, all);
+        fold_store(fresh.partial());
       }
     }
-    if (complete) { // block-uniform
-      const P all = BlockP(s_reduce).Reduce(fold_load(), merge);
-      if (threadIdx.x == 0)
-        p.out[j.s] = result(j.length, all);
-      fold_store(fresh.partial());
-    }
+    if (!own)
+      break;
   }
 }
 

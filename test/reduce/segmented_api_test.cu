@@ -18,6 +18,9 @@
 
 namespace {
 
+// Temporary storage for any call of these tests (the size query answers at most about 1.2 MB).
+constexpr std::size_t enough_temp = std::size_t(1) << 22;
+
 using namespace tcr::test;
 using DSR = tcr::DeviceSegmentedReduce;
 
@@ -85,6 +88,11 @@ TEST_CASE("the size query: 1 where the host knows no segment exceeds one chunk, 
   CHECK(DSR::ArgMin(nullptr, b, in, static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 3, off,
                     off + 1) == cudaSuccess);
   CHECK(b > 1);
+  CHECK(b <= enough_temp);
+  b = 0;
+  CHECK(DSR::Sum(nullptr, b, fake<const double>(0x10000), fake<tcr::dd>(0x20000), 3, off,
+                 off + 1) == cudaSuccess); // the widest partial
+  CHECK(b <= enough_temp);
   b = 0;
   CHECK(DSR::Reduce(nullptr, b, fake<const int>(0x10000), static_cast<int*>(nullptr), 5, 8,
                     max_op{}, INT_MIN) == cudaSuccess);
@@ -211,8 +219,8 @@ TEST_SUITE("gpu") {
     device_buffer<float> out(8);
     TCR_CHECK_CUDA(cudaMemset(out.get(), 0x5a, 8 * sizeof(float)));
     device_buffer<int> off(std::vector<int>{0, 8, 16, 24, 32, 40, 48, 56, 64});
-    temp_storage temp(16);
-    std::size_t b = 1;
+    std::size_t b = enough_temp;
+    temp_storage temp(b);
     const auto bad = cudaErrorInvalidValue;
     const int* o = off.get();
     CHECK(DSR::Sum(temp.get(), b, in.get(), out.get(), -8, o, o + 1) == bad);
@@ -223,6 +231,8 @@ TEST_SUITE("gpu") {
                    reinterpret_cast<const float*>(reinterpret_cast<const char*>(in.get()) + 2),
                    out.get(), 8, 8) == bad); // misaligned input
     CHECK(DSR::Sum(temp.get(), b, in.get(), out.get(), std::int64_t(1) << 61, 8) == bad);
+    std::size_t too_little = 1; // offsets need the sharing storage
+    CHECK(DSR::Sum(temp.get(), too_little, in.get(), out.get(), 8, o, o + 1) == bad);
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     for (float v : out.download()) {
       std::uint32_t w;
@@ -245,8 +255,8 @@ TEST_SUITE("gpu") {
       device_buffer<Off> db(std::vector<Off>(begin.begin(), begin.end()));
       device_buffer<Off> de(std::vector<Off>(end.begin(), end.end()));
       device_buffer<double> out(begin.size());
-      temp_storage temp(1);
-      std::size_t b = 1;
+      std::size_t b = enough_temp; // the sharing storage of any of these calls
+      temp_storage temp(b);
       TCR_CHECK_CUDA(DSR::Sum(temp.get(), b, in.get(), out.get(), begin.size(),
                               static_cast<const Off*>(db.get()),
                               static_cast<const Off*>(de.get())));
@@ -273,8 +283,8 @@ TEST_SUITE("gpu") {
     device_buffer<float> in(std::vector<float>(4, -1.0f));
     device_buffer<int> iin(std::vector<int>(4, -1));
     const int n = 3;
-    temp_storage temp(1);
-    std::size_t b = 1;
+    std::size_t b = enough_temp; // the sharing storage of any of these calls
+    temp_storage temp(b);
     device_buffer<float> fs(n), fmin(n), fmax(n);
     device_buffer<int> ir(n);
     device_buffer<tcr::KeyValuePair<int, float>> amin(n), amax(n);
@@ -352,8 +362,8 @@ TEST_SUITE("gpu") {
       const std::size_t n = l.begin.size();
       device_buffer<float> mn(n), mx(n);
       device_buffer<tcr::KeyValuePair<int, float>> amn(n), amx(n);
-      temp_storage temp(1);
-      std::size_t b = 1;
+      std::size_t b = enough_temp; // the sharing storage of any of these calls
+      temp_storage temp(b);
       const std::int64_t* pb = db.get();
       const std::int64_t* pe = de.get();
       TCR_CHECK_CUDA(DSR::Min(temp.get(), b, dx.get(), mn.get(), l.count(), pb, pe));
@@ -398,8 +408,8 @@ TEST_SUITE("gpu") {
     device_buffer<cuda::std::pair<int, __half>> out(static_cast<std::size_t>(num));
     // The pairs' padding bytes are never written; filled so that their download is defined.
     TCR_CHECK_CUDA(cudaMemset(out.get(), 0, static_cast<std::size_t>(num) * sizeof(*out.get())));
-    temp_storage temp(1);
-    std::size_t b = 1;
+    std::size_t b = enough_temp; // the sharing storage of any of these calls
+    temp_storage temp(b);
     TCR_CHECK_CUDA(DSR::ArgMin(temp.get(), b, dx.get(), out.get(), num, size));
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     const auto r = out.download();
@@ -430,8 +440,8 @@ TEST_SUITE("gpu") {
         offs[s] = static_cast<int>(s) * size;
       device_buffer<int> dx(x), doff(offs), rmax(static_cast<std::size_t>(num)),
           rsum(static_cast<std::size_t>(num)), rfix(static_cast<std::size_t>(num));
-      temp_storage temp(1);
-      std::size_t b = 1;
+      std::size_t b = enough_temp; // the sharing storage of any of these calls
+      temp_storage temp(b);
       const int* o = doff.get();
       TCR_CHECK_CUDA(
           DSR::Reduce(temp.get(), b, dx.get(), rmax.get(), num, o, o + 1, max_op{}, INT_MIN));
@@ -466,8 +476,8 @@ TEST_SUITE("gpu") {
     }
     device_buffer<long long> db(begin), de(end), out(begin.size());
     device_buffer<double> dout(begin.size()), dit(begin.size());
-    temp_storage temp(1);
-    std::size_t b = 1;
+    std::size_t b = enough_temp; // the sharing storage of any of these calls
+    temp_storage temp(b);
     const thrust::counting_iterator<int> it(0);
     const auto halves = thrust::make_transform_iterator(it, half_of{});
     const long long* pb = db.get();
