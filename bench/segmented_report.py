@@ -155,7 +155,8 @@ def tensor_core_table(res):
              "| tensor / read-only | tensor / CCCL 3.5 fixed |", "|---|---|---|---|---|---|---|---|"]
     for impl, typ, form, size, scale in sorted(keys, key=lambda k: (k[1], k[4], k[3])):
         tc = res.get((impl, typ, form, size, scale))
-        cc = res.get(("tcr.fixed.fast", typ, form, size, scale))
+        cc = res.get(("tcr.fixed.fast.cc", typ, form, size, scale)) or res.get(
+            ("tcr.fixed.fast", typ, form, size, scale))
         read = res.get(("read", typ, "sum", "all", scale))
         cub35 = res.get(("cub35.fixed", typ, form, size, scale))
         lines.append(f"| {typ} | {scale} | {size} | {cell(cc)} | {cell(tc)} | {ratio(tc, cc)} | "

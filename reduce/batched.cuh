@@ -51,8 +51,8 @@
 // allocation, capturable in a CUDA graph. Temporary storage as DeviceSegmentedReduce's: none
 // (the size query returns 1) where one length n of at most one chunk (65536 floats, 16384
 // elements for incx != 1) is given; with a length each, or a longer n, the size query's answer
-// (the counters, zeroed by a 40-byte cudaMemsetAsync before the kernel, through which the grid
-// shares a long vector's chunks).
+// (the counters and entries, zeroed by a 128 KB cudaMemsetAsync before the kernel, through
+// which the grid shares the long vectors).
 //
 // Errors (cudaErrorInvalidValue, nothing written, no launch): batch_count < 0 or n < 0; with
 // batch_count > 0: temporary storage smaller than the size query's answer, a null or

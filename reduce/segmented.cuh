@@ -45,7 +45,8 @@
 // multiples of 32 (e4m3) or 16 (__half) up to 4096, an input aligned to 8 bytes and a GPU of
 // compute capability 8.0 or newer. Engine::tensor_core asks for it and gives
 // cudaErrorNotSupported where it does not apply (after the argument checks); Engine::automatic
-// takes it where rows_automatic_max (below, by measurement) says it is faster; cuda_core never.
+// takes it where rows_automatic_max (below, by measurement) says it is faster (__half sizes up to
+// 2048); cuda_core never.
 // Its results need not have the CUDA-core path's bits (other roundings in fast mode; a zero sum
 // is +0), but are reproducible in the same way (they depend on the segment and the GPU alone).
 //
@@ -67,7 +68,7 @@
 // synchronisation, no allocation, capturable in a CUDA graph. Segments of more than 4096
 // elements get whole blocks and are offered to the grid (a segment of several chunks chunk by
 // chunk): blocks claim them through counters in the temporary storage, which the launch zeroes
-// first (a cudaMemsetAsync of 40 bytes on the stream, before the kernel). Temporary storage: none
+// first (one cudaMemsetAsync of 128 KB on the stream, before the kernel). Temporary storage: none
 // where the host knows that no segment is longer than one chunk (the fixed-size overload up to
 // 65536 floats; the size query returns 1, as CUB's, and any storage is accepted); else the size
 // query's answer (about 0.4 MB for float results: 2048 share entries, a pool of 16384 chunk
@@ -197,10 +198,8 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
         share_align;
     shaped.state = reinterpret_cast<share_state*>(base);
     shaped.entries = reinterpret_cast<share_entry*>(base + share_align);
-    shaped.pool = reinterpret_cast<unsigned char*>(
-        base + share_align +
-        (max_share_entries * sizeof(share_entry) + share_align - 1) / share_align * share_align);
-    const cudaError_t err = cudaMemsetAsync(shaped.state, 0, sizeof(share_state), stream);
+    shaped.pool = reinterpret_cast<unsigned char*>(base + share_zeroed_bytes);
+    const cudaError_t err = cudaMemsetAsync(shaped.state, 0, share_zeroed_bytes, stream);
     if (err != cudaSuccess)
       return err;
   }
@@ -222,9 +221,10 @@ segmented_params<R, Segments> params_for(const XS& x, const YS& y, const OutIt& 
 }
 
 // Engine::automatic takes the tensor-core row path for fixed sizes up to this many elements (0:
-// never), chosen by measurement.
+// never), chosen by measurement: __half in Accuracy::fast 1.17-1.53x the CUDA cores from 16 to
+// 2048, 0.71x at 4096 (bench/results/2026-12-01-h200-segmented-80eb095/); e4m3 not measured.
 template <class X>
-inline constexpr std::int64_t rows_automatic_max = 0;
+inline constexpr std::int64_t rows_automatic_max = std::is_same_v<X, __half> ? 2048 : 0;
 
 // The tensor-core row path (reduce/detail/segmented_rows_kernel.cuh) for a fixed-size Sum or
 // Asum of __half (Accuracy::fast) or e4m3 (any mode) through a pointer: whether it applies

@@ -101,6 +101,17 @@ __device__ __forceinline__ auto segment_source(const device::indexed_source<It, 
   return device::indexed_source<S, T>{segment_source(s.it, first)};
 }
 
+// A segment's source moved to its element `off` (a chunk's first): pointers move, any other
+// source is indexed through offset_source, so that indexed_source (ArgMin, ArgMax) keeps its
+// indices relative to the segment's start.
+template <class S>
+__device__ __forceinline__ auto chunk_source(const S& s, std::int64_t off) {
+  if constexpr (std::is_pointer_v<S>)
+    return s + off;
+  else
+    return offset_source<S>{s, off};
+}
+
 // Where segment s lies: bounds(s, first, length) gives its locator `first` (here its first
 // element) and its length (end <= begin: an empty segment); source<I>(s_launch, first) gives the
 // source of operand I (0: x, 1: y) for that segment, here the launch's source moved to `first`.
@@ -165,25 +176,28 @@ struct share_entry {
   unsigned long long slot0;      // its first slot in the pool
   unsigned long long claimed;    // chunks handed out
   unsigned long long arrived;    // partials deposited
+  unsigned long long ready;      // 1 once the fields above are written (zeroed by the launch)
 };
-// The counters of a launch's sharing, zeroed by the launch (a memset on the stream).
+// The counters of a launch's sharing, zeroed by the launch with the entries (one memset on the
+// stream).
 struct share_state {
-  unsigned long long entries;   // entries allocated (may run past max_share_entries)
-  unsigned long long published; // entries [0, published) are written
-  unsigned long long slots;     // pool slots allocated (may run past max_share_slots)
-  unsigned long long active;    // blocks still taking their own groups
-  unsigned long long open;      // every entry below this one has all its chunks claimed
+  unsigned long long entries; // entries allocated (may run past max_share_entries)
+  unsigned long long slots;   // pool slots allocated (may run past max_share_slots)
+  unsigned long long open;    // every entry below this one has all its chunks claimed
 };
 inline constexpr std::int64_t max_share_entries = 2048;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
 inline constexpr std::size_t share_align = 256;
+static_assert(sizeof(share_state) <= share_align, "the entries follow the counters");
 
-// Temporary storage of a launch that shares chunks: the counters, the entries, the pool.
+// Temporary storage of a launch that shares chunks: the counters and the entries (zeroed by the
+// launch), then the pool; share_align bytes more for aligning the start.
+inline constexpr std::size_t share_zeroed_bytes =
+    share_align +
+    (max_share_entries * sizeof(share_entry) + share_align - 1) / share_align * share_align;
 template <class P>
 constexpr std::size_t share_bytes() {
-  return share_align + share_align +
-         (max_share_entries * sizeof(share_entry) + share_align - 1) / share_align * share_align +
-         max_share_slots * sizeof(P);
+  return share_align + share_zeroed_bytes + max_share_slots * sizeof(P);
 }
 
 // What one launch reads and writes: R's sources and output, the segments and their count.
@@ -363,28 +377,23 @@ struct block_plan {
   unsigned m;                      // lanes of alone[w_next - 1] not yet taken
 };
 
-// How often a block with nothing left looks again for chunks to claim (while other blocks still
-// take their own groups), about 0.25 us apart.
-inline constexpr int help_polls = 16;
-
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
 // Segments: offset_segments, fixed_segments, or any type with their bounds and source (the
 // batches of reduce/batched.cuh).
 //
 // Block-tier segments (steps 3 and 4). When a group's warp tiers are done, its block-tier
 // segments are offered to the grid: the block allocates a share entry per segment (and k pool
-// slots for one of k > 1 chunks) and publishes the entries (in allocation order); then it claims
-// the chunks of its own entries one by one (an atomic per chunk), and takes alone the segments
-// it found no entry or slots for. A block whose groups are all done claims the chunks of any
-// published entry. Whoever takes chunk j folds it with the team of the whole block (team_partial,
-// 256 threads) and a BlockReduce; a segment of one chunk gets its result at once; for k > 1 the
-// partial goes to slot0 + j, and the block of the last arrival merges the k partials: thread t
-// folds partials t, t + 256, ... in order, then a BlockReduce, the same operations in the same
-// order as a block that takes the segment alone, which folds chunk j's total into thread
-// j mod 256 as it goes. So the result depends on the segment alone, never on which blocks took
-// which chunks. Progress: a block waits only for the blocks that allocated entries before its
-// own to publish them (straight-line code in running blocks), and one with nothing to claim
-// looks again at most help_polls times, so no block waits for one that has not started.
+// slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the chunks of
+// its own entries one by one (an atomic per chunk), and takes alone the segments it found no
+// entry or slots for. A block whose groups are all done looks once over the entries allocated
+// so far and claims what is left in them. Whoever takes chunk j folds it with the team of the
+// whole block (team_partial, 256 threads) and a BlockReduce; a segment of one chunk gets its
+// result at once; for k > 1 the partial goes to slot0 + j, and the block of the last arrival
+// merges the k partials: thread t folds partials t, t + 256, ... in order, then a BlockReduce,
+// the same operations in the same order as a block that takes the segment alone, which folds
+// chunk j's total into thread j mod 256 as it goes. So the result depends on the segment alone,
+// never on which blocks took which chunks. No block ever waits for another (the last arrival
+// merges; the others move on), so the grid may be any size.
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
@@ -476,8 +485,6 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     pl.group = -1;
     pl.w_next = W;
     pl.m = 0u;
-    if (p.state != nullptr)
-      atomicAdd(&p.state->active, 1ull);
   }
   const auto segment_of_lane = [&](std::int64_t g, int w, int l) -> std::int64_t {
     return block_only ? g : (g * W + w) * G + l;
@@ -492,24 +499,31 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     pl.m = 0u;
     pl.own = pl.end = 0;
     share_state* st = p.state;
+    int count = 0; // the group's block-tier segments
+    for (int w = 0; w < W; ++w) {
+      const unsigned lanes = block_only ? (w == 0 ? 1u : 0u) : s_long[w];
+      pl.alone[w] = st == nullptr ? lanes : 0u;
+      count += __popc(lanes);
+    }
+    if (st == nullptr)
+      return;
+    // One entry per segment, in one allocation; the segments beyond the entries go alone.
+    unsigned long long e = as_u64(max_share_entries);
+    if (peek(&st->entries) < as_u64(max_share_entries))
+      e = atomicAdd(&st->entries, static_cast<unsigned long long>(count));
+    pl.own = e;
     for (int w = 0; w < W; ++w) {
       unsigned lanes = block_only ? (w == 0 ? 1u : 0u) : s_long[w];
-      pl.alone[w] = st == nullptr ? lanes : 0u;
-      if (st == nullptr)
-        continue;
       for (; lanes != 0u; lanes &= lanes - 1u) {
         const int l = __ffs(lanes) - 1;
-        const std::int64_t s = segment_of_lane(g, w, l);
-        std::int64_t first = 0, length = 0;
-        p.segments.bounds(s, first, length);
-        const auto k = as_u64(chunks_of<R>(length));
-        unsigned long long e = as_u64(max_share_entries);
-        if (peek(&st->entries) < as_u64(max_share_entries))
-          e = atomicAdd(&st->entries, 1ull);
         if (e >= as_u64(max_share_entries)) {
           pl.alone[w] |= 1u << l;
           continue;
         }
+        const std::int64_t s = segment_of_lane(g, w, l);
+        std::int64_t first = 0, length = 0;
+        p.segments.bounds(s, first, length);
+        const auto k = as_u64(chunks_of<R>(length));
         unsigned long long slot0 = 0, chunks = k;
         if (k > 1) {
           chunks = 0;
@@ -527,22 +541,23 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         en->slot0 = slot0;
         en->claimed = 0;
         en->arrived = 0;
-        __threadfence();
-        while (peek(&st->published) != e) // entries before it: allocated by running blocks
-          pause_briefly();
-        *reinterpret_cast<volatile unsigned long long*>(&st->published) = e + 1;
+        __threadfence(); // the fields are visible before the flag
+        *reinterpret_cast<volatile unsigned long long*>(&en->ready) = 1;
         if (chunks == 0)
           pl.alone[w] |= 1u << l; // no slots: alone (the entry offers nothing)
-        if (pl.own == pl.end)
-          pl.own = e;
-        pl.end = e + 1;
+        pl.end = ++e;
       }
     }
+    if (pl.end == 0)
+      pl.own = 0;
   };
 
   // Thread 0: a chunk of entry e to claim, as a job (kind none when it has none left).
   const auto claim = [&](unsigned long long e) -> job {
     share_entry* en = p.entries + e;
+    if (peek(&en->ready) == 0)
+      return nothing;
+    __threadfence(); // the fields written before the flag are seen below
     const unsigned long long chunks = peek(&en->chunks);
     if (peek(&en->claimed) >= chunks)
       return nothing;
@@ -594,25 +609,27 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
           return pl.hand;
         continue;
       }
-      // Helping: other blocks' chunks.
-      for (int poll = 0;; ++poll) {
-        const bool others = peek(&p.state->active) != 0ull;
-        __threadfence(); // entries published before `active` was read are seen below
-        const unsigned long long published = peek(&p.state->published);
-        __threadfence();
-        const unsigned long long open = peek(&p.state->open);
-        if (pl.look < open)
-          pl.look = open;
-        for (; pl.look < published; ++pl.look) {
-          const job j = claim(pl.look);
-          if (j.kind != job_kind::none)
-            return j;
-          atomicMax(&p.state->open, pl.look + 1); // all of its chunks are claimed
+      // Helping: other blocks' chunks. One look over the entries allocated so far (entries
+      // published later go to the blocks still working, and to their own blocks).
+      const unsigned long long open = peek(&p.state->open);
+      if (pl.look < open)
+        pl.look = open;
+      unsigned long long allocated = peek(&p.state->entries);
+      if (allocated > as_u64(max_share_entries))
+        allocated = as_u64(max_share_entries);
+      bool contiguous = true; // every entry in [open, look) is ready and fully claimed
+      for (unsigned long long e = pl.look; e < allocated; ++e) {
+        const job j = claim(e);
+        if (j.kind != job_kind::none)
+          return j;
+        share_entry* en = p.entries + e;
+        contiguous = contiguous && peek(&en->ready) != 0 && peek(&en->claimed) >= peek(&en->chunks);
+        if (contiguous) {
+          pl.look = e + 1;
+          atomicMax(&p.state->open, e + 1);
         }
-        if (!others || poll >= help_polls)
-          return nothing;
-        pause_briefly();
       }
+      return nothing;
     }
   };
 
@@ -629,38 +646,46 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   // Groups grid-stride; after the last, with sharing, one more round that only helps.
   for (std::int64_t g = blockIdx.x;; g += gridDim.x) {
     const bool own = g * span < p.num_segments;
+    // The group is one segment of at most one chunk (known on the host): every thread knows
+    // its job, no planning.
+    const bool direct = own && block_only && p.state == nullptr;
     bool jobs = p.state != nullptr; // helping
     if (own && !block_only)
       jobs = warp_tiers(g); // ends with a barrier: every thread has read the last s_job
-    else if (own || jobs)
+    else if (!direct && (own || jobs))
       __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
     if (own && block_only)
       jobs = true;
-    if (!own && jobs && threadIdx.x == 0) {
-      __threadfence(); // this block's entries are published before it stops being active
-      atomicAdd(&p.state->active, ~0ull); // minus one
-    }
-    if (jobs && threadIdx.x == 0) {
+    if (jobs && !direct && threadIdx.x == 0) {
       if (own)
         start_group(g);
       else
         pl.group = -1;
     }
-    for (; jobs;) {
-      if (threadIdx.x == 0)
-        s_job = next_job();
-      __syncthreads();
-      const job j = s_job;
-      if (j.kind == job_kind::none)
-        break;
+    for (int round = 0; jobs; ++round) {
+      job j = nothing;
+      if (direct) {
+        if (round > 0)
+          break;
+        std::int64_t first = 0, length = 0;
+        p.segments.bounds(g, first, length);
+        j = job{g, first, length, 0, 1, -1, 0, job_kind::whole};
+      } else {
+        if (threadIdx.x == 0)
+          s_job = next_job();
+        __syncthreads();
+        j = s_job;
+        if (j.kind == job_kind::none)
+          break;
+      }
       // 3. Chunk j.chunk of a block-tier segment (block-uniform): the whole block's team.
       const std::int64_t off = j.chunk * chunk_items<R>;
       const std::int64_t rest = j.length - off;
       const std::int64_t len = rest < chunk_items<R> ? rest : chunk_items<R>;
-      const auto x = segment_source(p.segments.template source<0>(p.x, j.first), off);
+      const auto x = chunk_source(p.segments.template source<0>(p.x, j.first), off);
       P part;
       if constexpr (R::binary)
-        part = team_partial<R>(x, segment_source(p.segments.template source<1>(p.y, j.first), off),
+        part = team_partial<R>(x, chunk_source(p.segments.template source<1>(p.y, j.first), off),
                                len, T, static_cast<int>(threadIdx.x), fresh);
       else
         part = team_partial<R>(x, p.y, len, T, static_cast<int>(threadIdx.x), fresh);
