@@ -65,7 +65,10 @@
 // the compiler may contract differently for another architecture).
 //
 // Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
-// synchronisation, no allocation, capturable in a CUDA graph. Segments of more than 4096
+// synchronisation, no allocation, capturable in a CUDA graph. The fixed-size overload with
+// segments of at most 4096 elements runs a kernel of its own (reduce/detail/
+// segmented_fixed_kernel.cuh: one tier for all, four segments per team in flight, the same
+// combining order). Segments of more than 4096
 // elements get whole blocks and are offered to the grid (a segment of several chunks chunk by
 // chunk): blocks claim them through counters in the temporary storage, which the launch zeroes
 // first (one cudaMemsetAsync of 128 KB on the stream, before the kernel). Temporary storage: none
@@ -93,6 +96,7 @@
 #include "../compensated/reductions.cuh"
 #include "detail/device_kernel.cuh"
 #include "detail/extrema.cuh"
+#include "detail/segmented_fixed_kernel.cuh"
 #include "detail/segmented_kernel.cuh"
 #include "detail/segmented_rows_kernel.cuh"
 #include "detail/sources.cuh"
@@ -184,6 +188,16 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
   const cudaError_t checked = check(temp_storage_bytes, p);
   if (checked != cudaSuccess || p.num_segments == 0)
     return checked;
+  if constexpr (std::is_same_v<Segments, fixed_segments>) {
+    if (p.segments.size <= segmented_warp_max) { // one tier for all: segmented_fixed_kernel
+      fixed_params<R> fp{p.x, p.y, p.out, p.segments, p.num_segments, tier_of<R>(p.segments.size)};
+      const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * fixed_unroll;
+      const std::int64_t blocks = (p.num_segments + per_block - 1) / per_block;
+      const int grid = static_cast<int>(blocks < segmented_max_grid ? blocks : segmented_max_grid);
+      segmented_fixed_kernel<R><<<grid, segmented_threads, 0, stream>>>(fp, fresh);
+      return cudaPeekAtLastError();
+    }
+  }
   segmented_params<R, Segments> shaped = p;
   shaped.per_warp = segments_per_warp(p.num_segments);
   shaped.block_per_segment = known_length(p.segments) > segmented_warp_max;

@@ -183,7 +183,7 @@ struct share_entry {
 struct share_state {
   unsigned long long entries; // entries allocated (may run past max_share_entries)
   unsigned long long slots;   // pool slots allocated (may run past max_share_slots)
-  unsigned long long open;    // every entry below this one has all its chunks claimed
+  unsigned long long help;    // tickets of helping blocks: entry indices
 };
 inline constexpr std::int64_t max_share_entries = 2048;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
@@ -366,11 +366,13 @@ struct job {
   std::int64_t slot0;            // shared: the entry's first pool slot
   job_kind kind;
 };
+inline constexpr unsigned long long no_entry = ~0ull;
+
 // Thread 0's plan of the block's block-tier work (in shared memory: no other thread needs it).
 struct block_plan {
   job hand;                        // a segment taken alone (chunk: the next one to take)
   unsigned long long own, end;     // the entries this block published for its group: [own, end)
-  unsigned long long look;         // help: entries before this one have nothing left to claim
+  unsigned long long look;         // help: the entry whose chunks are being claimed
   unsigned alone[segmented_warps]; // block-tier lanes of the group not published, per warp
   std::int64_t group;              // the group (-1: helping)
   int w_next;                      // alone[w_next..] not yet read
@@ -385,15 +387,17 @@ struct block_plan {
 // segments are offered to the grid: the block allocates a share entry per segment (and k pool
 // slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the chunks of
 // its own entries one by one (an atomic per chunk), and takes alone the segments it found no
-// entry or slots for. A block whose groups are all done looks once over the entries allocated
-// so far and claims what is left in them. Whoever takes chunk j folds it with the team of the
+// entry or slots for. A block whose groups are all done takes entries by ticket (each entry
+// thus meets one helper) and claims what is left in them, until the tickets pass the entries
+// allocated so far. Whoever takes chunk j folds it with the team of the
 // whole block (team_partial, 256 threads) and a BlockReduce; a segment of one chunk gets its
 // result at once; for k > 1 the partial goes to slot0 + j, and the block of the last arrival
 // merges the k partials: thread t folds partials t, t + 256, ... in order, then a BlockReduce,
 // the same operations in the same order as a block that takes the segment alone, which folds
 // chunk j's total into thread j mod 256 as it goes. So the result depends on the segment alone,
-// never on which blocks took which chunks. No block ever waits for another (the last arrival
-// merges; the others move on), so the grid may be any size.
+// never on which blocks took which chunks. A helper waits only for an allocated entry's flag,
+// which its block (running: it allocated the entry) sets in straight-line code; the last arrival
+// merges and the others move on, so the grid may be any size.
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
@@ -403,11 +407,12 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   constexpr int T = segmented_threads;
   using BlockP = BlockReduce<P, T, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   __shared__ typename BlockP::TempStorage s_reduce;
-  __shared__ unsigned char s_order[W][32]; // [W][32] per warp: the lanes of one tier's segments
-  __shared__ unsigned s_long[W];           // [W] per warp: the lanes of its block-tier segments
-  __shared__ job s_job;                    // the block's next piece of work
-  __shared__ block_plan s_plan;            // thread 0's
-  __shared__ int s_last;                   // this block deposited a segment's last partial
+  __shared__ unsigned char s_order[W][32];    // [W][32] per warp: the lanes of one tier's segments
+  __shared__ unsigned s_long[W];              // [W] per warp: the lanes of its block-tier segments
+  __shared__ std::int64_t s_bounds[W][32][2]; // [W][32] per lane: its block-tier segment's bounds
+  __shared__ job s_job;                       // the block's next piece of work
+  __shared__ block_plan s_plan;               // thread 0's
+  __shared__ int s_last;                      // this block deposited a segment's last partial
   // [T] per thread: its fold of a segment's chunk totals (chunks t, t + T, ...)
   __shared__ alignas(16) unsigned char s_fold[T * sizeof(P)];
 
@@ -432,6 +437,10 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     const unsigned long_lanes = __ballot_sync(full_warp_mask, tier == block_tier);
     if (lane == 0)
       s_long[warp] = long_lanes;
+    if (tier == block_tier) { // for thread 0's planning (no second read of the bounds)
+      s_bounds[warp][lane][0] = first;
+      s_bounds[warp][lane][1] = length;
+    }
     // 2. The warp's tiers in turn; the k-th segment of a tier of teams of T = 2^t lanes goes to
     // team k mod (32 / T), lanes [T (k mod 32 / T), ...) of the warp.
     unsigned tiers = tier >= 0 && tier < block_tier ? 1u << tier : 0u;
@@ -481,7 +490,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   if (threadIdx.x == 0) {
     pl.hand = nothing;
     pl.own = pl.end = 0;
-    pl.look = 0;
+    pl.look = no_entry;
     pl.group = -1;
     pl.w_next = W;
     pl.m = 0u;
@@ -490,6 +499,16 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     return block_only ? g : (g * W + w) * G + l;
   };
   const auto as_u64 = [](std::int64_t v) { return static_cast<unsigned long long>(v); };
+  // Thread 0: the bounds of the group's block-tier segment at lane l of warp w.
+  const auto lane_bounds = [&](std::int64_t g, int w, int l, std::int64_t& first,
+                               std::int64_t& length) {
+    if (block_only) {
+      p.segments.bounds(g, first, length);
+    } else {
+      first = s_bounds[w][l][0];
+      length = s_bounds[w][l][1];
+    }
+  };
 
   // Thread 0, after the warp tiers of group g: publish its block-tier segments (s_long) where
   // entries and slots are left; the rest are taken alone (pl.alone).
@@ -522,7 +541,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         }
         const std::int64_t s = segment_of_lane(g, w, l);
         std::int64_t first = 0, length = 0;
-        p.segments.bounds(s, first, length);
+        lane_bounds(g, w, l, first, length);
         const auto k = as_u64(chunks_of<R>(length));
         unsigned long long slot0 = 0, chunks = k;
         if (k > 1) {
@@ -541,23 +560,28 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         en->slot0 = slot0;
         en->claimed = 0;
         en->arrived = 0;
-        __threadfence(); // the fields are visible before the flag
-        *reinterpret_cast<volatile unsigned long long*>(&en->ready) = 1;
         if (chunks == 0)
           pl.alone[w] |= 1u << l; // no slots: alone (the entry offers nothing)
         pl.end = ++e;
       }
     }
-    if (pl.end == 0)
+    if (pl.end == 0) {
       pl.own = 0;
+      return;
+    }
+    __threadfence(); // the entries' fields are visible before their flags
+    for (unsigned long long f = pl.own; f < pl.end; ++f)
+      *reinterpret_cast<volatile unsigned long long*>(&p.entries[f].ready) = 1;
   };
 
   // Thread 0: a chunk of entry e to claim, as a job (kind none when it has none left).
-  const auto claim = [&](unsigned long long e) -> job {
+  const auto claim = [&](unsigned long long e, bool own) -> job {
     share_entry* en = p.entries + e;
-    if (peek(&en->ready) == 0)
-      return nothing;
-    __threadfence(); // the fields written before the flag are seen below
+    if (!own) { // (this thread wrote its own entries)
+      if (peek(&en->ready) == 0)
+        return nothing;
+      __threadfence(); // the fields written before the flag are seen below
+    }
     const unsigned long long chunks = peek(&en->chunks);
     if (peek(&en->claimed) >= chunks)
       return nothing;
@@ -590,7 +614,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
       }
       if (pl.group >= 0) {
         for (; pl.own < pl.end; ++pl.own) { // the group's published segments
-          const job j = claim(pl.own);
+          const job j = claim(pl.own, true);
           if (j.kind != job_kind::none)
             return j;
         }
@@ -602,34 +626,33 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         pl.m &= pl.m - 1u;
         const std::int64_t s = segment_of_lane(pl.group, pl.w_next - 1, l);
         std::int64_t first = 0, length = 0;
-        p.segments.bounds(s, first, length);
+        lane_bounds(pl.group, pl.w_next - 1, l, first, length);
         const std::int64_t k = chunks_of<R>(length);
         pl.hand = job{s, first, length, 0, k, -1, 0, k <= 1 ? job_kind::whole : job_kind::alone};
         if (k <= 1)
           return pl.hand;
         continue;
       }
-      // Helping: other blocks' chunks. One look over the entries allocated so far (entries
-      // published later go to the blocks still working, and to their own blocks).
-      const unsigned long long open = peek(&p.state->open);
-      if (pl.look < open)
-        pl.look = open;
-      unsigned long long allocated = peek(&p.state->entries);
-      if (allocated > as_u64(max_share_entries))
-        allocated = as_u64(max_share_entries);
-      bool contiguous = true; // every entry in [open, look) is ready and fully claimed
-      for (unsigned long long e = pl.look; e < allocated; ++e) {
-        const job j = claim(e);
-        if (j.kind != job_kind::none)
-          return j;
-        share_entry* en = p.entries + e;
-        contiguous = contiguous && peek(&en->ready) != 0 && peek(&en->claimed) >= peek(&en->chunks);
-        if (contiguous) {
-          pl.look = e + 1;
-          atomicMax(&p.state->open, e + 1);
+      // Helping: entries by ticket (each entry goes to one helper besides its own block), their
+      // chunks until none is left; done when the ticket passes the entries allocated so far
+      // (entries allocated later are their own blocks').
+      for (;;) {
+        if (pl.look != no_entry) {
+          const job j = claim(pl.look, false);
+          if (j.kind != job_kind::none)
+            return j;
+          pl.look = no_entry;
         }
+        const unsigned long long t = atomicAdd(&p.state->help, 1ull);
+        unsigned long long allocated = peek(&p.state->entries);
+        if (allocated > as_u64(max_share_entries))
+          allocated = as_u64(max_share_entries);
+        if (t >= allocated)
+          return nothing;
+        while (peek(&p.entries[t].ready) == 0) // allocated by a running block, flagged next
+          pause_briefly();
+        pl.look = t;
       }
-      return nothing;
     }
   };
 
