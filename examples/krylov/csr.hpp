@@ -76,6 +76,12 @@ std::string check_csr(const csr<T>& A) {
   return {};
 }
 
+// Lanes of the logical warp that computes one SpMV row (spmv.cuh): the power of two the mean
+// row length fits, 4 for 2D / 3D 7-point stencils, 32 for the 27-point stencil and longer rows.
+inline int lanes_per_row(std::int64_t rows, std::int64_t nnz) {
+  return rows > 0 && nnz > 12 * rows ? 32 : 4;
+}
+
 // The matrix with its values rounded to U (round to nearest).
 template <class U, class T>
 csr<U> convert(const csr<T>& A) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <tcr/reduce/warp.cuh>
+#include "csr.hpp"
 #include "device.cuh"
 
 namespace krylov {
@@ -44,11 +45,7 @@ struct device_csr {
     val = dev_array<M>(std::vector<M>(A.val.begin(), A.val.end()));
   }
   csr_view<M> view() const { return {rows, row_ptr.get(), col.get(), val.get()}; }
-  // Lanes per row: the power of two the mean row length fits (4 for 2D / 3D 7-point stencils,
-  // 32 for the 27-point stencil and longer rows).
-  int lanes_per_row() const {
-    return rows > 0 && nnz > 12 * static_cast<std::int64_t>(rows) ? 32 : 4;
-  }
+  int lanes_per_row() const { return krylov::lanes_per_row(rows, nnz); }
 };
 
 // A double-word vector element: the device keeps df32 vectors as float2 (hi, lo).

@@ -1,2 +1,254 @@
 // SPDX-License-Identifier: BSD-3-Clause
+// Host tests of the Krylov example (no GPU): the generated problems' structure, the CSR check,
+// the Matrix Market reader, the right-hand side, the shadow space, and the reference solvers
+// (the recurrences the GPU kernels run, in double) converging with a true residual below tol.
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <utility>
+#include "csr.hpp"
+#include "reference.hpp"
+#include "shadow_space.hpp"
+
+namespace {
+
+using namespace krylov;
+
+std::map<std::pair<std::int64_t, std::int32_t>, double> entries(const csr<double>& A) {
+  std::map<std::pair<std::int64_t, std::int32_t>, double> m;
+  for (std::int64_t i = 0; i < A.rows; ++i)
+    for (std::int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+      m[{i, A.col[k]}] += A.val[k];
+  return m;
+}
+
+bool symmetric(const csr<double>& A) {
+  const auto m = entries(A);
+  for (const auto& [ij, v] : m) {
+    const auto t = m.find({ij.second, static_cast<std::int32_t>(ij.first)});
+    if (t == m.end() || t->second != v)
+      return false;
+  }
+  return true;
+}
+
+std::vector<double> row_sums(const csr<double>& A) {
+  std::vector<double> s(A.rows, 0.0);
+  for (std::int64_t i = 0; i < A.rows; ++i)
+    for (std::int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+      s[i] += A.val[k];
+  return s;
+}
+
+csr<double> read_mm(const std::string& text) {
+  std::istringstream in(text);
+  return read_matrix_market(in, "test.mtx");
+}
+
+} // namespace
+
+TEST_CASE("generated stencils: sizes, entry counts, symmetry, row sums") {
+  // Entries: the 5-point stencil on nx x ny has nx ny diagonal ones, 2 (nx - 1) ny in x and
+  // 2 nx (ny - 1) in y; the 27-point one (3m - 2)^3 on m^3 (each axis offers 3m - 2 pairs).
+  const csr<double> p2 = poisson2d(4, 3);
+  CHECK(check_csr(p2).empty());
+  CHECK(p2.rows == 12);
+  CHECK(p2.nnz() == 12 + 2 * 3 * 3 + 2 * 4 * 2);
+  CHECK(symmetric(p2));
+  CHECK(row_sums(p2)[5] == 0.0); // interior point (1, 1)
+
+  const csr<double> p7 = poisson3d_7(3, 3, 3);
+  CHECK(check_csr(p7).empty());
+  CHECK(p7.nnz() == 27 + 3 * 2 * (2 * 9));
+  CHECK(symmetric(p7));
+  CHECK(row_sums(p7)[13] == 0.0); // the centre
+
+  const csr<double> p27 = poisson3d_27(3, 3, 3);
+  CHECK(check_csr(p27).empty());
+  CHECK(p27.nnz() == 7 * 7 * 7); // (3m - 2)^3 with m = 3
+  CHECK(symmetric(p27));
+  CHECK(row_sums(p27)[13] == 0.0);
+  CHECK(p27.row_ptr[14] - p27.row_ptr[13] == 27);
+
+  const csr<double> an = aniso2d(5, 5, 1e-6);
+  CHECK(check_csr(an).empty());
+  CHECK(symmetric(an));
+  CHECK(std::abs(row_sums(an)[12]) < 1e-15);
+
+  // Checkerboard coefficients: symmetric, weakly diagonally dominant, with the contrast.
+  const csr<double> jp = jump2d(16, 16, 1e8);
+  CHECK(check_csr(jp).empty());
+  CHECK(symmetric(jp));
+  double dmin = 1e300, dmax = 0;
+  for (std::int64_t i = 0; i < jp.rows; ++i) {
+    double diag = 0, off = 0;
+    for (std::int64_t k = jp.row_ptr[i]; k < jp.row_ptr[i + 1]; ++k)
+      (jp.col[k] == i ? diag : off) += std::abs(jp.val[k]);
+    CHECK(diag >= off * (1 - 1e-15));
+    dmin = std::min(dmin, diag), dmax = std::max(dmax, diag);
+  }
+  CHECK(dmax / dmin > 1e7);
+
+  // Convection-diffusion: nonsymmetric, zero interior row sums (the convection terms cancel).
+  const csr<double> cd = convdiff2d(8, 8, 1e3);
+  CHECK(check_csr(cd).empty());
+  CHECK_FALSE(symmetric(cd));
+  CHECK(std::abs(row_sums(cd)[9]) < 1e-12);
+}
+
+TEST_CASE("make_problem parses names and rejects bad ones") {
+  CHECK(make_problem("poisson2d:10").rows == 100);
+  CHECK(make_problem("poisson3d27:4").rows == 64);
+  CHECK(make_problem("convdiff2d:6:1e3").rows == 36);
+  CHECK_THROWS_AS(make_problem("poisson2d"), std::invalid_argument);
+  CHECK_THROWS_AS(make_problem("poisson2d:0"), std::invalid_argument);
+  CHECK_THROWS_AS(make_problem("jump2d:10"), std::invalid_argument);
+  CHECK_THROWS_AS(make_problem("laplace:10"), std::invalid_argument);
+  CHECK_THROWS_AS(make_problem("mtx:/nonexistent/file.mtx"), std::runtime_error);
+}
+
+TEST_CASE("check_csr names what is wrong") {
+  const csr<double> good = poisson2d(3, 3);
+  REQUIRE(check_csr(good).empty());
+  csr<double> a = good;
+  a.row_ptr.pop_back();
+  CHECK(check_csr(a).find("row_ptr has") != std::string::npos);
+  a = good;
+  std::swap(a.row_ptr[2], a.row_ptr[3]);
+  CHECK(check_csr(a).find("decreases") != std::string::npos);
+  a = good;
+  a.col[4] = 9;
+  CHECK(check_csr(a).find("out of range") != std::string::npos);
+  a = good;
+  a.col.pop_back();
+  a.val.pop_back();
+  CHECK(check_csr(a).find("entries") != std::string::npos);
+  a = good;
+  a.val[0] = std::nan("");
+  CHECK(check_csr(a).find("non-finite") != std::string::npos);
+  a = good;
+  a.row_ptr[0] = 1;
+  CHECK_FALSE(check_csr(a).empty());
+}
+
+TEST_CASE("Matrix Market: general, symmetric, pattern, duplicates, comments") {
+  const csr<double> g = read_mm("%%MatrixMarket matrix coordinate real general\n"
+                                "% a comment\n"
+                                "3 4 4\n"
+                                "1 1 2.5\n"
+                                "3 4 -1\n"
+                                "1 1 0.5\n" // duplicate: summed
+                                "2 3 7e-3\n");
+  CHECK(check_csr(g).empty());
+  CHECK(g.rows == 3);
+  CHECK(g.cols == 4);
+  CHECK(g.nnz() == 3);
+  CHECK(g.val[0] == 3.0);
+  CHECK(g.col[1] == 2);
+  CHECK(g.row_ptr == std::vector<std::int64_t>{0, 1, 2, 3});
+
+  const csr<double> s = read_mm("%%MatrixMarket matrix coordinate real symmetric\n"
+                                "2 2 2\n"
+                                "1 1 4\n"
+                                "2 1 -1\n");
+  CHECK(s.nnz() == 3);
+  CHECK(symmetric(s));
+
+  const csr<double> k = read_mm("%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                                "2 2 1\n"
+                                "2 1 3\n");
+  CHECK(entries(k)[{0, 1}] == -3.0);
+  CHECK(entries(k)[{1, 0}] == 3.0);
+
+  const csr<double> p = read_mm("%%MatrixMarket matrix coordinate pattern general\n"
+                                "2 2 2\n"
+                                "1 2\n"
+                                "2 1\n");
+  CHECK(p.val == std::vector<double>{1.0, 1.0});
+
+  const csr<double> i = read_mm("%%MatrixMarket matrix coordinate integer general\n"
+                                "1 1 1\n"
+                                "1 1 -7\n");
+  CHECK(i.val[0] == -7.0);
+}
+
+TEST_CASE("Matrix Market: malformed input is an error naming the line") {
+  const char* bad[] = {
+      "",
+      "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
+      "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+      "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
+      "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n",   // truncated
+      "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n",   // row out of range
+      "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 0 1\n",   // column 0
+      "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n",   // malformed
+      "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n",     // value missing
+      "%%MatrixMarket matrix coordinate real general\nx y z\n",          // size line
+      "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", // not square
+      "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 nan\n", // non-finite
+      "not a header\n1 1 1\n1 1 1\n",
+  };
+  for (const char* text : bad) {
+    CAPTURE(text);
+    CHECK_THROWS_AS(read_mm(text), std::runtime_error);
+  }
+  try {
+    read_mm("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 5 1\n");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("test.mtx:4") != std::string::npos);
+  }
+}
+
+TEST_CASE("random_rhs: deterministic, in [-1, 1), exact in float") {
+  const auto b = random_rhs(1000, 7);
+  CHECK(b == random_rhs(1000, 7));
+  CHECK(b != random_rhs(1000, 8));
+  for (double v : b) {
+    CHECK(v >= -1.0);
+    CHECK(v < 1.0);
+    CHECK(static_cast<double>(static_cast<float>(v)) == v);
+  }
+}
+
+TEST_CASE("shadow_space: orthonormal and seeded") {
+  const auto P = shadow_space(500, 8, 3);
+  REQUIRE(P.size() == 8);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j <= i; ++j) {
+      const double d = reference::dot(P[i], P[j]);
+      // MGS in double on 500 entries: orthogonality to a few hundred ulps.
+      CHECK(std::abs(d - (i == j ? 1.0 : 0.0)) < 1e-13);
+    }
+  CHECK(shadow_space(500, 8, 3)[7] == P[7]);
+}
+
+TEST_CASE("reference CG converges on 2D Poisson with a true residual below tol") {
+  const csr<double> A = poisson2d(12, 12);
+  const auto b = random_rhs(A.rows, 1);
+  const auto r = reference::cg(A, b, 1e-10, 1000);
+  CHECK(r.converged);
+  // Exact arithmetic ends within n = 144 iterations; rounding in double costs a few more at
+  // most on a matrix of condition ~60.
+  CHECK(r.iterations <= 144);
+  CHECK(relative_residual(A, r.x, b) <= 1e-10 * 1.01);
+}
+
+TEST_CASE("reference BiCGStab and IDR(s) converge on convection-diffusion") {
+  const csr<double> A = convdiff2d(16, 16, 1e2);
+  const auto b = random_rhs(A.rows, 2);
+  const auto bi = reference::bicgstab(A, b, 1e-10, 2000);
+  CHECK(bi.converged);
+  CHECK(relative_residual(A, bi.x, b) <= 1e-9);
+  for (int s : {1, 2, 4, 8}) {
+    CAPTURE(s);
+    const auto P = shadow_space(A.rows, s, 1);
+    const auto id = reference::idrs(A, b, P, 1e-10, 4000);
+    CHECK(id.converged);
+    // The recurrence and the true residual part by rounding only: within 10x at this size.
+    CHECK(relative_residual(A, id.x, b) <= 1e-9);
+    // IDR(s) needs at most n + n / s products in exact arithmetic.
+    CHECK(id.iterations <= A.rows + A.rows / s + 10);
+  }
+}
