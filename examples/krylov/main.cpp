@@ -136,8 +136,10 @@ std::string json_number(double v) {
   return buf;
 }
 
+// Prints a table line per run and streams the runs to a JSON array (flushed after each, so a
+// suite stopped by a time limit leaves every finished run on disk).
 struct recorder {
-  std::ostringstream json;
+  std::ofstream json;
   bool first = true;
   bool with_history = true;
   int failures = 0; // runs of tcr variants that reported convergence above tol, or irreproducible
@@ -189,15 +191,17 @@ struct recorder {
         json << (i ? "," : "") << json_number(res.history[i]);
       json << "]";
     }
-    json << "}";
+    json << "}" << std::flush;
     first = false;
   }
 
-  void write(const std::string& path) {
-    if (path.empty())
-      return;
-    std::ofstream out(path);
-    out << (first ? "[" : json.str()) << "\n]\n";
+  void open(const std::string& path) {
+    if (!path.empty())
+      json.open(path);
+  }
+  void close() {
+    if (json.is_open())
+      json << (first ? "[" : "") << "\n]\n";
   }
 };
 
@@ -319,8 +323,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     recorder rec;
+    rec.open(json_path);
     const int failures = run_all(specs, repeat, rec);
-    rec.write(json_path);
+    rec.close();
     if (failures)
       std::printf("%d run(s) of tcr variants reported false convergence or were not "
                   "reproducible\n",
