@@ -58,7 +58,7 @@ done
     [ -f "$out/suite-$s.log" ] || continue
     echo
     echo "== suite $s: status counts per precision"
-    awk 'NR > 1 && NF > 8 && $1 !~ /^[0-9]+$/ {c[$4" "$5]++} END {for (k in c) print "  " k, c[k]}' \
+    awk '$1 != "problem" && NF > 8 && $1 !~ /^[0-9]+$/ {c[$4" "$5]++} END {for (k in c) print "  " k, c[k]}' \
       "$out/suite-$s.log" | sort
     grep -E "FALSE CONVERGENCE|NOT REPRODUCIBLE|run\(s\) of tcr|error:" "$out/suite-$s.log" | head -20
   done

@@ -148,6 +148,7 @@ struct recorder {
     std::printf("%-22s %9s %-12s %-8s %-14s %6s %6s %10s %10s %4s %9s %8s %s\n", "problem", "n",
                 "method", "prec", "status", "iters", "first", "true_res", "recur_res", "repl",
                 "time_s", "ms/iter", "note");
+    std::fflush(stdout);
   }
 
   void add(const run_spec& r, const csr<double>& A, const solve_result& res, int reproducible) {
