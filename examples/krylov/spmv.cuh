@@ -88,12 +88,27 @@ struct no_dots {};
 template <class Op>
 inline constexpr int dots_of_v = std::is_same_v<typename Op::dots_t, no_dots> ? 0 : 1;
 
-// Rows by logical warps of L lanes; lane l of a row's warp takes entries l, l + L, ... Every
-// thread reaches grid_reduce (the loop bound is the same for the L lanes of a row).
+// This lane's share of row entries [begin, end): entries begin + lane, + L, + 2L, ... folded
+// into acc in that order (the order, and so the bits, do not depend on the path taken).
+template <int L, class Acc, class M, class Epi>
+__device__ __forceinline__ void lane_row(Acc& acc, const csr_view<M>& A, const Epi& epi, int begin,
+                                         int end, int lane) {
+  for (int k = begin + lane; k < end; k += L)
+    add_matrix_product(acc, A.val[k], epi.x_at(A.col[k]));
+}
+
+// Rows by logical warps of L lanes, two rows (row and row + stride) per trip; lane l of a row's
+// warp takes entries l, l + L, ... Rows of at most 2L entries (every stencil here) take a
+// straight-line path whose loads of both rows are all issued before any is used: the dependent
+// chain row_ptr -> col -> x costs three memory latencies per two rows, not two per entry. Every
+// thread reaches grid_reduce (the trip count is the same for the L lanes of a row).
 template <int L, class Epi>
 __global__ void __launch_bounds__(block_threads) spmv_kernel(Epi epi, grid_workspace ws) {
   using row_acc = typename Epi::row_acc;
   using dots_t = typename Epi::dots_t;
+  using M = std::remove_cv_t<std::remove_pointer_t<decltype(epi.A.val)>>;
+  using X = decltype(epi.x_at(0));
+  using warp_reduce = tcr::WarpReduce<row_acc, tcr::WarpReduceAlgorithm::shuffle_tree, L>;
   if (!epi.active())
     return;
   epi.load();
@@ -103,15 +118,42 @@ __global__ void __launch_bounds__(block_threads) spmv_kernel(Epi epi, grid_works
   const std::int64_t first =
       (static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x) / L;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads / L;
-  for (std::int64_t row = first; row < A.rows; row += stride) {
-    row_acc acc{};
-    const int end = A.row_ptr[row + 1];
-    for (int k = A.row_ptr[row] + lane; k < end; k += L)
-      add_matrix_product(acc, A.val[k], epi.x_at(A.col[k]));
-    acc = tcr::WarpReduce<row_acc, tcr::WarpReduceAlgorithm::shuffle_tree, L>().ReduceToLane0(
-        acc, merge_fn{});
-    if (lane == 0)
-      epi.row(static_cast<int>(row), acc, dots);
+  for (std::int64_t row = first; row < A.rows; row += 2 * stride) {
+    const std::int64_t row2 = row + stride;
+    const bool has2 = row2 < A.rows;
+    const int b0 = A.row_ptr[row], e0 = A.row_ptr[row + 1];
+    const int b1 = has2 ? A.row_ptr[row2] : 0, e1 = has2 ? A.row_ptr[row2 + 1] : 0;
+    row_acc acc0{}, acc1{};
+    if (e0 - b0 <= 2 * L && e1 - b1 <= 2 * L) {
+      const int k[4] = {b0 + lane, b0 + lane + L, b1 + lane, b1 + lane + L};
+      const bool in[4] = {k[0] < e0, k[1] < e0, k[2] < e1, k[3] < e1};
+      int c[4];
+      M v[4];
+      X x[4];
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        c[t] = in[t] ? A.col[k[t]] : 0;
+        v[t] = in[t] ? A.val[k[t]] : M(0);
+      }
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+        if (in[t])
+          x[t] = epi.x_at(c[t]);
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+        if (in[t])
+          add_matrix_product(t < 2 ? acc0 : acc1, v[t], x[t]);
+    } else {
+      lane_row<L>(acc0, A, epi, b0, e0, lane);
+      lane_row<L>(acc1, A, epi, b1, e1, lane);
+    }
+    acc0 = warp_reduce().ReduceToLane0(acc0, merge_fn{});
+    acc1 = warp_reduce().ReduceToLane0(acc1, merge_fn{});
+    if (lane == 0) {
+      epi.row(static_cast<int>(row), acc0, dots);
+      if (has2)
+        epi.row(static_cast<int>(row2), acc1, dots);
+    }
   }
   if constexpr (dots_of_v<Epi>) {
     if (grid_reduce(dots, ws) && threadIdx.x == 0)
