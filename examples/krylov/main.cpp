@@ -91,9 +91,9 @@ std::vector<run_spec> suite(const std::string& name) {
     // nonsymmetric convection-diffusion.
     for (const char* p : {"poisson2d:256", "poisson3d7:64", "poisson3d27:48", "aniso2d:256:1e-4",
                           "aniso2d:256:1e-8", "jump2d:256:1e4", "jump2d:256:1e8"})
-      add_all(v, p, true, 1e-6, 20000, 10);
+      add_all(v, p, true, 1e-6, 10000, 10);
     for (const char* p : {"convdiff2d:256:1e2", "convdiff2d:256:1e3", "convdiff2d:128:1e3"})
-      add_all(v, p, false, 1e-6, 20000, 10);
+      add_all(v, p, false, 1e-6, 10000, 10);
     // To 1e-10: double, the double-word iterate and (where they can) the float solvers.
     for (const char* p : {"poisson2d:256", "poisson3d7:64", "poisson3d27:48", "jump2d:256:1e4"})
       for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
