@@ -151,13 +151,17 @@ public:
     const cg_scalars<S> h = read_back(sc.get());
     return {h.stop, static_cast<double>(h.rr)};
   }
-  // r := b - A x and rr from it; p is kept (residual replacement, van der Vorst and Ye).
+  // Restart from the true residual: r = p = b - A x, rr = (r, r). Keeping p (van der Vorst
+  // and Ye) is only sound while r and b - A x agree to a few digits; a replacement here comes
+  // when they do not (the recurrence met tol, the true residual did not), and an old p with the
+  // new rr gives a step alpha = rr / (p, A p) that no longer minimises anything: it diverges.
   void replace_residual() {
-    this->copy_true_to_r();
     cg_scalars<S> h = read_back(sc.get());
-    h.rr = static_cast<S>(read_back(this->scratch.get() + 1));
-    h.stop = h.rr == S(0) ? exact_zero : running;
+    h.stop = running;
     KRYLOV_CUDA(cudaMemcpy(sc.get(), &h, sizeof h, cudaMemcpyHostToDevice));
+    launch_vector(this->shape, this->n,
+                  typename ops::start{{sc.get()}, this->r_true.get(), this->r.get(), p.get()},
+                  this->ws, nullptr);
   }
   std::vector<double> history(int count) const { return this->history_of(count); }
 

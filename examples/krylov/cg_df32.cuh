@@ -144,12 +144,12 @@ public:
     const cg_scalars<float> h = read_back(sc.get());
     return {h.stop, static_cast<double>(h.rr)};
   }
+  // Restart from the true residual, r = b - A x as a pair and p = r.hi (cg.cuh says why).
   void replace_residual() {
-    copy_true_to_r();
     cg_scalars<float> h = read_back(sc.get());
-    h.rr = static_cast<float>(read_back(scratch.get() + 1));
-    h.stop = h.rr == 0.0f ? exact_zero : running;
+    h.stop = running;
     KRYLOV_CUDA(cudaMemcpy(sc.get(), &h, sizeof h, cudaMemcpyHostToDevice));
+    launch_vector(shape, n, ops::start{{sc.get()}, r_true.get(), r.get(), p.get()}, ws, nullptr);
   }
   std::vector<double> history(int count) const { return history_of(count); }
 

@@ -88,9 +88,6 @@ struct solver_base {
                 ws, nullptr);
     return read_back(scratch.get() + 1);
   }
-  void copy_true_to_r() {
-    KRYLOV_CUDA(cudaMemcpy(r.get(), r_true.get(), n * sizeof(V), cudaMemcpyDeviceToDevice));
-  }
   std::vector<double> history_of(int count) const { return read_history(d_history, count); }
   std::vector<double> solution() const {
     const std::vector<V> h = x.download();

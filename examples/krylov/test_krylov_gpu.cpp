@@ -269,6 +269,10 @@ TEST_SUITE("gpu") {
     check_converged(A, b, {method::cg, precision::df32, 0}, 1e-10);
     for (precision q : {precision::f32, precision::tcr_f32}) {
       const solve_result r = check_no_false_convergence(A, b, {method::cg, q, 0}, 1e-10, 3000);
+      // Restarts from the true residual end in stagnation near float's reach, never in a
+      // divergence or a breakdown (cg.cuh: the restart resets p).
+      CHECK(r.st == status::stagnated);
+      CHECK(r.true_relres < 1e-4);
       MESSAGE(name(q) << " CG to 1e-10: " << name(r.st) << " after " << r.iterations
                       << ", true residual " << r.true_relres << ", " << r.replacements
                       << " replacements");
