@@ -354,6 +354,24 @@ inline std::vector<double> random_rhs(std::int64_t n, std::uint64_t seed) {
   return b;
 }
 
+// b = A x* rounded to float, x* = random_rhs(n, seed): a right-hand side whose solution is of
+// the size of b's own entries. With a white-noise b (random_rhs) the solution of an
+// ill-conditioned system is dominated by its smoothest modes, ||x|| / ||b|| is about 1 / lambda_min
+// of the energy b puts there (30 for 2D Poisson on 256^2, 440 for aniso2d:256), and no float
+// iterate has a residual below u_f || |A| |x| || / ||b||, whatever the solver computes (1e-5 and
+// 1e-4 there): such a suite measures the float format, not the solver. Here || |A| |x*| || is a
+// few times ||b||, so float iterates can meet 1e-6 and the solvers' recurrences decide. Rounded
+// to float, every precision solves the same b (of the double matrix; the float variants of the
+// float-rounded one).
+inline std::vector<double> rhs_from_solution(const csr<double>& A, std::uint64_t seed) {
+  const std::vector<double> xs = random_rhs(A.cols, seed);
+  const std::vector<long double> y = multiply(A, xs);
+  std::vector<double> b(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i)
+    b[i] = static_cast<float>(y[i]);
+  return b;
+}
+
 // A problem from its name, e.g. "poisson2d:1024" (1024 x 1024 grid), "poisson3d7:128",
 // "poisson3d27:100", "aniso2d:512:1e-6" (eps), "jump2d:512:1e6" (contrast),
 // "convdiff2d:512:1e3" (peclet), "mtx:path/to/file.mtx". Throws std::invalid_argument on an
