@@ -13,7 +13,9 @@ namespace krylov::reference {
 
 struct result {
   bool converged = false;
-  int iterations = 0; // CG / BiCGStab iterations, IDR(s) matrix-vector products
+  bool stagnated = false; // cg_checked: the true residual stopped improving
+  int iterations = 0;     // CG / BiCGStab iterations, IDR(s) matrix-vector products
+  int replacements = 0;   // cg_checked: restarts from the true residual
   std::vector<double> x;
 };
 
@@ -55,6 +57,68 @@ inline result cg(const csr<double>& A, const std::vector<double>& b, double tol,
       p[i] = r[i] + rr_new / rr * p[i];
     rr = rr_new;
   }
+  return res;
+}
+
+// CG in T (float or double; rows and dots summed in T) under driver.cuh's rule: every
+// check_every iterations, when the recurrence residual meets tol, the true residual (long
+// double) must meet it too, else CG restarts from it (r = p = b - A x, as cg.cuh does) and three
+// restarts that do not halve the best true residual end it as stagnated.
+template <class T>
+result cg_checked(const csr<double>& A64, const std::vector<double>& b64, double tol, int maxit,
+                  int check_every) {
+  const csr<T> A = convert<T>(A64);
+  const std::size_t n = b64.size();
+  const std::vector<T> b(b64.begin(), b64.end());
+  auto mul = [&](const std::vector<T>& v) {
+    std::vector<T> y(n, T(0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        y[i] += A.val[k] * v[A.col[k]];
+    return y;
+  };
+  auto dot_t = [](const std::vector<T>& a, const std::vector<T>& c) {
+    T s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      s += a[i] * c[i];
+    return s;
+  };
+  std::vector<T> x(n, T(0)), r = b, p = b;
+  const double nb = std::sqrt(dot(b64, b64));
+  T rr = dot_t(r, r);
+  double best = HUGE_VAL;
+  int stalled = 0;
+  result res;
+  while (res.iterations < maxit) {
+    const std::vector<T> q = mul(p);
+    const T alpha = rr / dot_t(p, q);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    const T rr_new = dot_t(r, r);
+    for (std::size_t i = 0; i < n; ++i)
+      p[i] = r[i] + rr_new / rr * p[i];
+    rr = rr_new;
+    ++res.iterations;
+    if (res.iterations % check_every || std::sqrt(static_cast<double>(rr)) > tol * nb)
+      continue;
+    res.x.assign(x.begin(), x.end());
+    const std::vector<long double> ax = multiply(A, res.x);
+    for (std::size_t i = 0; i < n; ++i)
+      r[i] = static_cast<T>(static_cast<long double>(b[i]) - ax[i]);
+    const double true_rel = relative_residual(A, res.x, b);
+    if (true_rel <= tol)
+      return res.converged = true, res;
+    p = r;
+    rr = dot_t(r, r);
+    ++res.replacements;
+    stalled = true_rel > 0.5 * best ? stalled + 1 : 0;
+    best = std::min(best, true_rel);
+    if (stalled >= 3)
+      return res.stagnated = true, res;
+  }
+  res.x.assign(x.begin(), x.end());
   return res;
 }
 

@@ -252,3 +252,107 @@ TEST_CASE("reference BiCGStab and IDR(s) converge on convection-diffusion") {
     CHECK(id.iterations <= A.rows + A.rows / s + 10);
   }
 }
+
+TEST_CASE("rhs_from_solution: exact in float, deterministic, A x* to float rounding") {
+  const csr<double> A = jump2d(16, 16, 1e4);
+  const auto b = rhs_from_solution(A, 9);
+  CHECK(b == rhs_from_solution(A, 9));
+  const auto xs = random_rhs(A.rows, 9);
+  const auto ax = multiply(A, xs);
+  for (std::int64_t i = 0; i < A.rows; ++i) {
+    CHECK(static_cast<double>(static_cast<float>(b[i])) == b[i]);
+    CHECK(std::abs(b[i] - static_cast<double>(ax[i])) <=
+          std::ldexp(std::abs(static_cast<double>(ax[i])), -24));
+  }
+}
+
+namespace {
+// Dense Cholesky (in double) of A's entries: whether A is positive definite to that precision.
+bool positive_definite(const csr<double>& A) {
+  const std::int64_t n = A.rows;
+  std::vector<double> L(n * n, 0.0);
+  for (const auto& [ij, v] : entries(A))
+    L[ij.first * n + ij.second] = v;
+  for (std::int64_t j = 0; j < n; ++j) {
+    double d = L[j * n + j];
+    for (std::int64_t k = 0; k < j; ++k)
+      d -= L[j * n + k] * L[j * n + k];
+    if (!(d > 0))
+      return false;
+    L[j * n + j] = std::sqrt(d);
+    for (std::int64_t i = j + 1; i < n; ++i) {
+      double v = L[i * n + j];
+      for (std::int64_t k = 0; k < j; ++k)
+        v -= L[i * n + k] * L[j * n + k];
+      L[i * n + j] = v / L[j * n + j];
+    }
+  }
+  return true;
+}
+} // namespace
+
+TEST_CASE("the SPD problem kinds of the suites stay positive definite rounded to float") {
+  // The float variants solve the float-rounded matrix: it must be the same kind of problem. The
+  // kinds of main.cpp's suites, on small grids; the high-contrast jumps it leaves out are not.
+  for (const char* p : {"poisson2d:16", "poisson3d7:6", "poisson3d27:6", "aniso2d:16:1e-4",
+                        "aniso2d:16:1e-8", "jump2d:16:1e4", "jump2d:16:1e5"}) {
+    CAPTURE(p);
+    const csr<double> A = make_problem(p);
+    CHECK(positive_definite(A));
+    CHECK(positive_definite(convert<double>(convert<float>(A))));
+  }
+  // Contrast 1e8: the rows along the jumps have diagonal 3e8 + 2 (or 2e8 + 4), which float
+  // rounds to 3e8 (2e8), the off-diagonal sum: the indicator of a black square gets v^T A v = 0.
+  const csr<double> J = make_problem("jump2d:16:1e8");
+  CHECK(positive_definite(J));
+  CHECK_FALSE(positive_definite(convert<double>(convert<float>(J))));
+}
+
+TEST_CASE("reference CG in float: restarts from the true residual stagnate, never diverge") {
+  // A white-noise b on 2D Poisson 64^2: ||x|| / ||b|| is about 8, so no float iterate has a
+  // relative residual much below 1e-6. Asked for 1e-9, CG must end stagnated near it after a
+  // few restarts (r = p = b - A x), not diverge (an old p with the new residual does).
+  const csr<double> A = poisson2d(64, 64);
+  const auto b = random_rhs(A.rows, 11);
+  const auto r = reference::cg_checked<float>(A, b, 1e-9, 3000, 10);
+  CHECK_FALSE(r.converged);
+  CHECK(r.stagnated);
+  CHECK(r.replacements >= 3);
+  const double res = relative_residual(convert<float>(A), r.x, b);
+  CHECK(res < 1e-5);
+  CHECK(res > 1e-9);
+  // With b = A x*, float reaches 1e-6 with no restart at all, in double's iteration count.
+  const auto bs = rhs_from_solution(A, 11);
+  const auto f = reference::cg_checked<float>(A, bs, 1e-6, 3000, 10);
+  const auto d = reference::cg_checked<double>(A, bs, 1e-6, 3000, 10);
+  CHECK(f.converged);
+  CHECK(d.converged);
+  CHECK(f.iterations <= d.iterations + 20);
+}
+
+TEST_CASE("reference solvers in double converge on the suites' problem kinds") {
+  // Small versions of the accuracy suite's problems, b = A x*: double must converge to 1e-6 in
+  // far fewer iterations than the suite allows (10000; IDR(s) 20000 products), else the limit
+  // or the problem is wrong. Central differences above cell Peclet 2 are not among them:
+  // convdiff2d:128:1e3 (cell Peclet 3.9) makes IDR(1) diverge here too.
+  for (const char* p : {"poisson2d:64", "aniso2d:64:1e-8", "jump2d:64:1e4", "jump2d:64:1e5"}) {
+    CAPTURE(p);
+    const csr<double> A = make_problem(p);
+    const auto b = rhs_from_solution(A, 12);
+    const auto r = reference::cg(A, b, 1e-6, 2000);
+    CHECK(r.converged);
+    CHECK(relative_residual(A, r.x, b) <= 2e-6);
+  }
+  for (const char* p : {"convdiff2d:64:1e2", "convdiff2d:64:2.5e2"}) { // cell Peclet 0.8, 1.9
+    CAPTURE(p);
+    const csr<double> A = make_problem(p);
+    const auto b = rhs_from_solution(A, 13);
+    CHECK(reference::bicgstab(A, b, 1e-6, 2000).converged);
+    for (int s : {1, 2, 4, 8}) {
+      CAPTURE(s);
+      const auto id = reference::idrs(A, b, shadow_space(A.rows, s, 1), 1e-6, 4000);
+      CHECK(id.converged);
+      CHECK(relative_residual(A, id.x, b) <= 1e-5);
+    }
+  }
+}
