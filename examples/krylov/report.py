@@ -4,16 +4,38 @@
 
     python3 examples/krylov/report.py OUTDIR            # prints the tables
     python3 examples/krylov/report.py OUTDIR --plot     # also OUTDIR/convergence.png (matplotlib)
+
+OUTDIR is gpu-run.sh's folder (krylov-results.tar.gz is read in place) or the unpacked
+archive; the archive's path itself works too.
 """
 import json
 import os
 import sys
+import tarfile
 
 
-def load(path):
-    if not os.path.exists(path):
+def read_texts(out):
+    """The suites' JSON texts by file name, from a folder, its archive or the archive."""
+    archive = out if os.path.isfile(out) else os.path.join(out, "krylov-results.tar.gz")
+    texts = {}
+    if os.path.isdir(out):
+        for name in ("accuracy.json", "timing.json", "smoke.json"):
+            path = os.path.join(out, name)
+            if os.path.exists(path):
+                texts[name] = open(path).read()
+    if not texts and os.path.isfile(archive):
+        with tarfile.open(archive) as tar:
+            for m in tar.getmembers():
+                name = os.path.basename(m.name)
+                if m.isfile() and name.endswith(".json"):
+                    texts[name] = tar.extractfile(m).read().decode()
+    return texts
+
+
+def load(text):
+    if not text:
         return []
-    text = open(path).read().rstrip()
+    text = text.rstrip()
     if not text.endswith("]"):  # a suite stopped by its time limit: the finished runs
         text = text.rstrip(",") + "\n]"
     return json.loads(text)
@@ -88,7 +110,7 @@ def plot(runs, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    panels = [("jump2d:256:1e8", "cg", 0, 1e-6), ("convdiff2d:256:1e3", "idrs", 4, 1e-6),
+    panels = [("jump2d:256:1e5", "cg", 0, 1e-6), ("convdiff2d:256:1e3", "idrs", 4, 1e-6),
               ("poisson2d:256", "cg", 0, 1e-10), ("convdiff2d:256:1e3", "bicgstab", 0, 1e-6)]
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     for ax, (prob, m, s, tol) in zip(axes.flat, panels):
@@ -111,14 +133,19 @@ def main():
         print(__doc__)
         return 2
     out = sys.argv[1]
-    acc = load(os.path.join(out, "accuracy.json"))
-    tim = load(os.path.join(out, "timing.json"))
+    texts = read_texts(out)
+    if not texts:
+        print("report.py: no suite JSON in %s" % out, file=sys.stderr)
+        return 1
+    acc = load(texts.get("accuracy.json"))
+    tim = load(texts.get("timing.json"))
     if acc:
         accuracy_tables(acc)
     if tim:
         timing_tables(tim)
     if "--plot" in sys.argv and acc:
-        plot(acc, os.path.join(out, "convergence.png"))
+        plot(acc, os.path.join(out if os.path.isdir(out) else os.path.dirname(out) or ".",
+                               "convergence.png"))
     return 0
 
 
