@@ -53,15 +53,17 @@ def cell(r):
     if r["status"] == "converged" and r["true_relres"] is not None and r["true_relres"] > r["tol"]:
         mark = " (FALSE)"
     its = r["iterations"] if r["status"] == "converged" else "-"
-    return "%s%s %.1e" % (its, mark, r["true_relres"] if r["true_relres"] is not None else float("nan"))
+    def e(v):
+        return "%.1e" % v if v is not None else "nan"
+    return "%s%s %s / %s" % (its, mark, e(r["true_relres"]), e(r["recurrence_relres"]))
 
 
 def accuracy_tables(runs):
     precs = ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64"]
     for tol in sorted({r["tol"] for r in runs}, reverse=True):
         sel = [r for r in runs if r["tol"] == tol]
-        print("\nTo a relative residual of %g: iterations (status) and true relative residual "
-              "at the end\n" % tol)
+        print("\nTo a relative residual of %g: iterations (status), true / recurrence relative "
+              "residual at the end\n" % tol)
         print("| problem | solver | " + " | ".join(precs) + " |")
         print("|---|---|" + "---|" * len(precs))
         keys = []
@@ -140,12 +142,15 @@ def main():
     acc = load(texts.get("accuracy.json"))
     tim = load(texts.get("timing.json"))
     if acc:
-        accuracy_tables(acc)
+        accuracy_tables([r for r in acc if r["tol"] >= 1e-20])
     if tim:
         timing_tables(tim)
     if "--plot" in sys.argv and acc:
-        plot(acc, os.path.join(out if os.path.isdir(out) else os.path.dirname(out) or ".",
-                               "convergence.png"))
+        where = out if os.path.isdir(out) else os.path.dirname(out) or "."
+        if not os.access(where, os.W_OK):  # a read-only copy of the results: here instead
+            where = "."
+        plot(acc, os.path.join(where, "convergence.png"))
+        print("\nplot: %s" % os.path.join(where, "convergence.png"))
     return 0
 
 
