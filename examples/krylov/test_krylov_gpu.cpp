@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 #include "krylov.hpp"
 #include "support/mpfr_ref.hpp"
@@ -258,7 +259,7 @@ TEST_SUITE("gpu") {
       check_converged(A, b, {method::idrs, precision::f64, s}, 1e-10);
       const solve_result f =
           check_no_false_convergence(A, b, {method::idrs, precision::f32, s}, 1e-5, 5000);
-      MESSAGE("plain f32 IDR(" << s << "): " << name(f.st) << " after " << f.iterations
+      MESSAGE("plain f32 IDR(" << s << "): " << std::string(name(f.st)) << " after " << f.iterations
                                << ", true residual " << f.true_relres);
     }
   }
@@ -273,9 +274,9 @@ TEST_SUITE("gpu") {
       // divergence or a breakdown (cg.cuh: the restart resets p).
       CHECK(r.st == status::stagnated);
       CHECK(r.true_relres < 1e-4);
-      MESSAGE(name(q) << " CG to 1e-10: " << name(r.st) << " after " << r.iterations
-                      << ", true residual " << r.true_relres << ", " << r.replacements
-                      << " replacements");
+      MESSAGE(std::string(name(q))
+              << " CG to 1e-10: " << std::string(name(r.st)) << " after " << r.iterations
+              << ", true residual " << r.true_relres << ", " << r.replacements << " replacements");
     }
   }
 
@@ -286,8 +287,9 @@ TEST_SUITE("gpu") {
     const auto b = random_rhs(A.rows, 6);
     for (precision q : {precision::f32, precision::tcr_f32}) {
       const solve_result r = check_no_false_convergence(A, b, {method::cg, q, 0}, 1e-6, 8000);
-      MESSAGE(name(q) << " CG jump2d:64:1e6 to 1e-6: " << name(r.st) << " after " << r.iterations
-                      << ", true residual " << r.true_relres);
+      MESSAGE(std::string(name(q))
+              << " CG jump2d:64:1e6 to 1e-6: " << std::string(name(r.st)) << " after "
+              << r.iterations << ", true residual " << r.true_relres);
     }
   }
 
