@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Krylov example: BiCGStab (van der Vorst 1992), five launches and two SpMVs per iteration:
+//   1. p = r + beta (p - omega v)
+//   2. v = A p, (r_hat, v) fused; last block: alpha = rho / (r_hat, v)
+//   3. s = r - alpha v, x += alpha p
+//   4. t = A s, (t, s) and (t, t) fused; last block: omega = (t, s) / (t, t)
+//   5. x += omega s, r = s - omega t, (r_hat, r) and (r, r) fused; last block: beta, rho
+// A residual replacement restarts the method from the true residual (r_hat = r, p = v = 0).
+#pragma once
+
+#include "precision.cuh"
+
+namespace krylov {
+
+template <class S>
+struct bicgstab_scalars {
+  S rho, alpha, omega, beta, rr;
+  double normb;
+  int stop, iter;
+};
+
+template <class P>
+struct bicgstab_ops {
+  using M = typename P::matrix_t;
+  using V = typename P::vec_t;
+  using S = typename P::scalar_t;
+  using D = typename P::dot;
+  using sc_t = bicgstab_scalars<S>;
+
+  struct guarded {
+    sc_t* sc;
+    __device__ bool active() const { return sc->stop == running; }
+  };
+
+  // r = r_hat = src, p = v = 0; rho = rr = (r, r), alpha = omega = 1, beta = 0.
+  struct start : guarded {
+    using dots_t = acc_array<D, 1>;
+    const V* src;
+    V *r, *r_hat, *p, *v;
+    __device__ void load() {}
+    __device__ void element(std::int64_t i, dots_t& d) const {
+      const V ri = src[i];
+      r[i] = ri;
+      r_hat[i] = ri;
+      p[i] = V(0);
+      v[i] = V(0);
+      add_product(d.a[0], ri, ri);
+    }
+    __device__ void finish(const dots_t& d) const {
+      sc_t& sc = *this->sc;
+      sc.rr = sc.rho = static_cast<S>(tcr::result(d.a[0]));
+      sc.alpha = sc.omega = S(1);
+      sc.beta = S(0);
+      if (sc.rr == S(0))
+        sc.stop = exact_zero;
+    }
+  };
+
+  struct direction : guarded {
+    using dots_t = no_dots;
+    V* p;
+    const V *r, *v;
+    S beta, omega;
+    __device__ void load() { beta = this->sc->beta, omega = this->sc->omega; }
+    __device__ void element(std::int64_t i, no_dots&) const {
+      p[i] = r[i] + beta * (p[i] - omega * v[i]);
+    }
+  };
+
+  struct matvec_v : guarded {
+    using row_acc = typename P::row_acc;
+    using dots_t = acc_array<D, 1>;
+    csr_view<M> A;
+    const V *p, *r_hat;
+    V* v;
+    __device__ void load() {}
+    __device__ V x_at(int j) const { return p[j]; }
+    __device__ void row(int i, const row_acc& acc, dots_t& d) const {
+      const V y = static_cast<V>(tcr::result(acc));
+      v[i] = y;
+      add_product(d.a[0], r_hat[i], y);
+    }
+    __device__ void finish(const dots_t& d) const {
+      sc_t& sc = *this->sc;
+      const S rv = static_cast<S>(tcr::result(d.a[0]));
+      if (rv == S(0) || !finite(rv)) {
+        sc.stop = rv == S(0) ? breakdown_rv : breakdown_nonfinite;
+        return;
+      }
+      sc.alpha = sc.rho / rv;
+    }
+  };
+
+  struct half_step : guarded {
+    using dots_t = no_dots;
+    V *s, *x;
+    const V *r, *v, *p;
+    S alpha;
+    __device__ void load() { alpha = this->sc->alpha; }
+    __device__ void element(std::int64_t i, no_dots&) const {
+      s[i] = r[i] - alpha * v[i];
+      x[i] = x[i] + alpha * p[i];
+    }
+  };
+
+  struct matvec_t : guarded {
+    using row_acc = typename P::row_acc;
+    using dots_t = acc_array<D, 2>;
+    csr_view<M> A;
+    const V* s;
+    V* t;
+    __device__ void load() {}
+    __device__ V x_at(int j) const { return s[j]; }
+    __device__ void row(int i, const row_acc& acc, dots_t& d) const {
+      const V y = static_cast<V>(tcr::result(acc));
+      t[i] = y;
+      add_product(d.a[0], y, s[i]);
+      add_product(d.a[1], y, y);
+    }
+    __device__ void finish(const dots_t& d) const {
+      sc_t& sc = *this->sc;
+      const S ts = static_cast<S>(tcr::result(d.a[0]));
+      const S tt = static_cast<S>(tcr::result(d.a[1]));
+      // t = 0 means s = 0 for a nonsingular A: x is already the solution.
+      if (tt == S(0)) {
+        sc.omega = S(0);
+        sc.stop = exact_zero;
+        return;
+      }
+      sc.omega = ts / tt;
+      if (sc.omega == S(0) || !finite(sc.omega))
+        sc.stop = sc.omega == S(0) ? breakdown_omega : breakdown_nonfinite;
+    }
+  };
+
+  struct full_step : guarded {
+    using dots_t = acc_array<D, 2>;
+    V *x, *r;
+    const V *s, *t, *r_hat;
+    double* history;
+    S omega;
+    __device__ void load() { omega = this->sc->omega; }
+    __device__ void element(std::int64_t i, dots_t& d) const {
+      const V si = s[i];
+      x[i] = x[i] + omega * si;
+      const V ri = si - omega * t[i];
+      r[i] = ri;
+      add_product(d.a[0], r_hat[i], ri);
+      add_product(d.a[1], ri, ri);
+    }
+    __device__ void finish(const dots_t& d) const {
+      sc_t& sc = *this->sc;
+      const S rho = static_cast<S>(tcr::result(d.a[0]));
+      sc.rr = static_cast<S>(tcr::result(d.a[1]));
+      history[sc.iter++] = std::sqrt(static_cast<double>(sc.rr)) / sc.normb;
+      if (sc.rr == S(0)) {
+        sc.stop = exact_zero;
+        return;
+      }
+      if (rho == S(0) || !finite(rho) || !finite(sc.rr)) {
+        sc.stop = rho == S(0) ? breakdown_rho : breakdown_nonfinite;
+        return;
+      }
+      sc.beta = (rho / sc.rho) * (sc.alpha / sc.omega);
+      sc.rho = rho;
+    }
+  };
+};
+
+template <class P>
+class bicgstab_solver : public solver_base<typename P::matrix_t, typename P::vec_t> {
+  using base = solver_base<typename P::matrix_t, typename P::vec_t>;
+  using V = typename P::vec_t;
+  using S = typename P::scalar_t;
+  using ops = bicgstab_ops<P>;
+
+public:
+  bicgstab_solver(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
+      : base(A, b, o.max_iterations), r_hat(b.size()), p(b.size()), v(b.size()), s(b.size()),
+        t(b.size()), sc(1) {
+    restart(this->b.get());
+  }
+
+  int step() {
+    const auto A = this->A.view();
+    V *x = this->x.get(), *r = this->r.get();
+    auto* c = sc.get();
+    launch_vector(this->shape, this->n,
+                  typename ops::direction{{c}, p.get(), r, v.get(), S(0), S(0)}, this->ws, nullptr);
+    launch_spmv(this->shape, this->lanes,
+                typename ops::matvec_v{{c}, A, p.get(), r_hat.get(), v.get()}, this->ws, nullptr);
+    launch_vector(this->shape, this->n,
+                  typename ops::half_step{{c}, s.get(), x, r, v.get(), p.get(), S(0)}, this->ws,
+                  nullptr);
+    launch_spmv(this->shape, this->lanes, typename ops::matvec_t{{c}, A, s.get(), t.get()},
+                this->ws, nullptr);
+    launch_vector(this->shape, this->n,
+                  typename ops::full_step{
+                      {c}, x, r, s.get(), t.get(), r_hat.get(), this->d_history.get(), S(0)},
+                  this->ws, nullptr);
+    return 2;
+  }
+  bool at_check_point() const { return true; }
+  solver_state read_state() {
+    const bicgstab_scalars<S> h = read_back(sc.get());
+    return {h.stop, static_cast<double>(h.rr)};
+  }
+  void replace_residual() { restart(this->r_true.get()); }
+  std::vector<double> history(int count) const { return this->history_of(count); }
+
+private:
+  void restart(const V* src) {
+    bicgstab_scalars<S> h{};
+    if (src != this->b.get())
+      h = read_back(sc.get());
+    h.normb = std::sqrt(this->normb2);
+    h.stop = running;
+    KRYLOV_CUDA(cudaMemcpy(sc.get(), &h, sizeof h, cudaMemcpyHostToDevice));
+    launch_vector(
+        this->shape, this->n,
+        typename ops::start{{sc.get()}, src, this->r.get(), r_hat.get(), p.get(), v.get()},
+        this->ws, nullptr);
+  }
+
+  dev_array<V> r_hat, p, v, s, t;
+  dev_array<bicgstab_scalars<S>> sc;
+};
+
+} // namespace krylov

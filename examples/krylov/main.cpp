@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr_krylov: solve generated or Matrix Market systems with CG, BiCGStab or IDR(s) in each
+// precision, or run one of the built-in experiment suites.
+//
+//   tcr_krylov --problem poisson2d:1024 --method cg --precision tcr-f32 --tol 1e-8
+//   tcr_krylov --problem mtx:A.mtx --method idrs --s 4 --precision all
+//   tcr_krylov --suite accuracy --json out.json     (suites: accuracy, timing, smoke)
+//
+// Every run prints one table line; --json writes every run (with its residual history) as a
+// JSON array; --repeat 2 runs each solve twice and checks the iterate and history bits agree.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "krylov.hpp"
+
+namespace {
+
+using namespace krylov;
+
+struct run_spec {
+  std::string problem;
+  method m;
+  int s;
+  precision p;
+  double tol;
+  int max_iterations;
+  int check_every;
+};
+
+const std::vector<precision> float_and_double = {precision::f32, precision::tcr_f32,
+                                                 precision::f64};
+
+bool parse_precision(const std::string& s, precision& p) {
+  const std::map<std::string, precision> names = {
+      {"f32", precision::f32},           {"tcr-f32", precision::tcr_f32},
+      {"f64", precision::f64},           {"df32", precision::df32},
+      {"peer-f32", precision::peer_f32}, {"peer-f64", precision::peer_f64}};
+  const auto it = names.find(s);
+  if (it == names.end())
+    return false;
+  p = it->second;
+  return true;
+}
+
+bool parse_method(const std::string& s, method& m) {
+  if (s == "cg")
+    m = method::cg;
+  else if (s == "bicgstab")
+    m = method::bicgstab;
+  else if (s == "idrs")
+    m = method::idrs;
+  else
+    return false;
+  return true;
+}
+
+std::string method_label(method m, int s) {
+  return m == method::idrs ? "idr(" + std::to_string(s) + ")" : name(m);
+}
+
+// Every method / precision pair of a problem: CG (SPD problems only) in all six, BiCGStab in all
+// but df32, IDR(s) for s = 1, 2, 4, 8 in f32, tcr-f32, f64. maxit counts CG / BiCGStab
+// iterations; IDR(s) counts products, so it gets 2 maxit (a BiCGStab iteration is two).
+void add_all(std::vector<run_spec>& v, const std::string& problem, bool spd, double tol, int maxit,
+             int check) {
+  if (spd)
+    for (precision p : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                        precision::peer_f32, precision::peer_f64})
+      v.push_back({problem, method::cg, 0, p, tol, maxit, check});
+  for (precision p : {precision::f32, precision::tcr_f32, precision::f64, precision::peer_f32,
+                      precision::peer_f64})
+    v.push_back({problem, method::bicgstab, 0, p, tol, maxit, check});
+  for (int s : {1, 2, 4, 8})
+    for (precision p : float_and_double)
+      v.push_back({problem, method::idrs, s, p, tol, 2 * maxit, check});
+}
+
+// The suites of examples/krylov/gpu-run.sh (sized for well under a minute each on an H200).
+std::vector<run_spec> suite(const std::string& name) {
+  std::vector<run_spec> v;
+  if (name == "smoke") {
+    add_all(v, "poisson2d:64", true, 1e-6, 2000, 10);
+    add_all(v, "convdiff2d:64:1e2", false, 1e-6, 2000, 10);
+  } else if (name == "accuracy") {
+    // To 1e-6 (float's target): every solver on SPD problems of rising difficulty and on
+    // nonsymmetric convection-diffusion. Left out, as no comparison of solvers: jump2d with a
+    // contrast of 1e6 and more (rounded to float, the rows along the jumps lose their excess
+    // of 2 over the off-diagonal sum: 2e-6 left at 1e6, -2 at 1e8, an indefinite matrix) and
+    // central differences above a cell Peclet number of 2 (convdiff2d:128:1e3: double IDR(1)
+    // diverges on the host reference too).
+    for (const char* p : {"poisson2d:256", "poisson3d7:64", "poisson3d27:48", "aniso2d:256:1e-4",
+                          "aniso2d:256:1e-8", "jump2d:256:1e4", "jump2d:256:1e5"})
+      add_all(v, p, true, 1e-6, 10000, 10);
+    for (const char* p : {"convdiff2d:256:1e2", "convdiff2d:256:1e3"})
+      add_all(v, p, false, 1e-6, 10000, 10);
+    // To 1e-10: double and the double-word iterate converge; the float iterates cannot (their
+    // rounding alone leaves about 1e-7), so f32 and tcr-f32 must end stagnated, never converged,
+    // while the float peer, stopping on its recurrence, reports convergence it does not have.
+    for (const char* p : {"poisson2d:256", "poisson3d7:64", "poisson3d27:48", "jump2d:256:1e4"})
+      for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                          precision::peer_f32, precision::peer_f64})
+        v.push_back({p, method::cg, 0, q, 1e-10, 20000, 10});
+    for (const char* p : {"convdiff2d:256:1e2", "convdiff2d:256:1e3"})
+      for (precision q : float_and_double) {
+        v.push_back({p, method::bicgstab, 0, q, 1e-10, 20000, 10});
+        v.push_back({p, method::idrs, 4, q, 1e-10, 40000, 10});
+      }
+  } else if (name == "timing") {
+    // Per iteration: a fixed number of iterations (tol 1e-30, never met: these runs end in
+    // max_iterations by design and are counted apart in gpu-run.sh), 1e5 and 1e7 unknowns.
+    for (const char* p : {"poisson2d:316", "poisson3d7:46", "poisson2d:3162", "poisson3d7:215"}) {
+      for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                          precision::peer_f32, precision::peer_f64})
+        v.push_back({p, method::cg, 0, q, 1e-30, 300, 50});
+      for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::peer_f32,
+                          precision::peer_f64})
+        v.push_back({p, method::bicgstab, 0, q, 1e-30, 150, 50});
+      for (precision q : float_and_double)
+        v.push_back({p, method::idrs, 4, q, 1e-30, 300, 50});
+    }
+    // To solution at 1e6 unknowns: 1e-6 for all, 1e-10 for those whose iterate can reach it.
+    for (const char* p : {"poisson2d:1000", "poisson3d7:100"}) {
+      for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                          precision::peer_f32, precision::peer_f64})
+        v.push_back({p, method::cg, 0, q, 1e-6, 20000, 25});
+      for (precision q : {precision::f64, precision::df32, precision::peer_f64})
+        v.push_back({p, method::cg, 0, q, 1e-10, 20000, 25});
+    }
+  }
+  return v;
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// Prints a table line per run and streams the runs to a JSON array (flushed after each, so a
+// suite stopped by a time limit leaves every finished run on disk).
+struct recorder {
+  std::ofstream json;
+  bool first = true;
+  bool with_history = true;
+  int failures = 0; // runs of tcr variants that reported convergence above tol, or irreproducible
+
+  void header() {
+    std::printf("%-22s %9s %-12s %-8s %-14s %7s %6s %6s %10s %10s %4s %9s %8s %s\n", "problem", "n",
+                "method", "prec", "status", "tol", "iters", "first", "true_res", "recur_res",
+                "repl", "time_s", "ms/iter", "note");
+    std::fflush(stdout);
+  }
+
+  void add(const run_spec& r, const csr<double>& A, const solve_result& res, int reproducible) {
+    const double ms_per_iter = res.iterations ? 1e3 * res.seconds / res.iterations : 0;
+    const bool peer = r.p == precision::peer_f32 || r.p == precision::peer_f64;
+    std::string note = res.message;
+    if (res.st == status::converged && res.true_relres > r.tol) {
+      note = "FALSE CONVERGENCE (true residual above tol)" + std::string(peer ? "" : " !!");
+      if (!peer)
+        ++failures;
+    }
+    if (reproducible == 0) {
+      note += " NOT REPRODUCIBLE";
+      ++failures;
+    }
+    std::printf("%-22s %9lld %-12s %-8s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %9.4f %8.4f %s\n",
+                r.problem.c_str(), static_cast<long long>(A.rows), method_label(r.m, r.s).c_str(),
+                name(r.p), name(res.st), r.tol, res.iterations, res.first_below_tol,
+                res.true_relres, res.recurrence_relres, res.replacements, res.seconds, ms_per_iter,
+                note.c_str());
+    std::fflush(stdout);
+    json << (first ? "[\n" : ",\n") << "{\"problem\": \"" << r.problem << "\", \"n\": " << A.rows
+         << ", \"nnz\": " << A.nnz() << ", \"method\": \"" << name(r.m) << "\", \"s\": " << r.s
+         << ", \"precision\": \"" << name(r.p) << "\", \"tol\": " << json_number(r.tol)
+         << ", \"max_iterations\": " << r.max_iterations << ", \"check_every\": " << r.check_every
+         << ", \"status\": \"" << name(res.st) << "\", \"message\": \"" << note
+         << "\", \"iterations\": " << res.iterations << ", \"spmvs\": " << res.spmvs
+         << ", \"first_below_tol\": " << res.first_below_tol
+         << ", \"replacements\": " << res.replacements
+         << ", \"true_relres\": " << json_number(res.true_relres)
+         << ", \"recurrence_relres\": " << json_number(res.recurrence_relres)
+         << ", \"seconds\": " << json_number(res.seconds)
+         << ", \"ms_per_iteration\": " << json_number(ms_per_iter)
+         << ", \"setup_seconds\": " << json_number(res.setup_seconds) << ", \"reproducible\": "
+         << (reproducible < 0 ? "null"
+             : reproducible   ? "true"
+                              : "false")
+         << ", \"x_hash\": \"" << std::hex << res.x_hash << std::dec << "\"";
+    if (with_history) {
+      json << ", \"history\": [";
+      for (std::size_t i = 0; i < res.history.size(); ++i)
+        json << (i ? "," : "") << json_number(res.history[i]);
+      json << "]";
+    }
+    json << "}" << std::flush;
+    first = false;
+  }
+
+  void open(const std::string& path) {
+    if (!path.empty())
+      json.open(path);
+  }
+  void close() {
+    if (json.is_open())
+      json << (first ? "[" : "") << "\n]\n";
+  }
+};
+
+// Runs the specs in order, generating each problem once (consecutive specs share it).
+int run_all(const std::vector<run_spec>& specs, int repeat, bool noise_rhs, recorder& rec) {
+  std::string current;
+  csr<double> A;
+  std::vector<double> b;
+  rec.header();
+  for (const run_spec& r : specs) {
+    if (r.problem != current) {
+      A = make_problem(r.problem);
+      b = noise_rhs ? random_rhs(A.rows, 42) : rhs_from_solution(A, 42);
+      current = r.problem;
+    }
+    solve_options o;
+    o.tol = r.tol;
+    o.max_iterations = r.max_iterations;
+    o.check_every = r.check_every;
+    const solver_kind kind{r.m, r.p, r.s};
+    solve_result res = solve(A, b, kind, o);
+    int reproducible = -1;
+    for (int k = 1; k < repeat; ++k) {
+      const solve_result again = solve(A, b, kind, o);
+      const bool same = again.x_hash == res.x_hash && again.history.size() == res.history.size() &&
+                        std::memcmp(again.history.data(), res.history.data(),
+                                    res.history.size() * sizeof(double)) == 0;
+      reproducible = (reproducible != 0 && same) ? 1 : 0;
+    }
+    rec.add(r, A, res, reproducible);
+  }
+  return rec.failures;
+}
+
+void usage() {
+  std::puts("usage: tcr_krylov --problem SPEC [--method cg|bicgstab|idrs] [--s 1|2|4|8]\n"
+            "                  [--precision f32|tcr-f32|f64|df32|peer-f32|peer-f64|all] [--tol T]\n"
+            "                  [--maxit N] [--check-every K] [--repeat R] [--json FILE]\n"
+            "                  [--rhs solution|noise]\n"
+            "       tcr_krylov --suite smoke|accuracy|timing [--repeat R] [--json FILE]\n"
+            "RHS: solution (default): b = A x* rounded to float, x* uniform in [-1, 1);\n"
+            "     noise: b uniform in [-1, 1) (x >> b on ill-conditioned problems: float\n"
+            "     iterates then cannot reach small residuals, see csr.hpp rhs_from_solution)\n"
+            "SPEC: poisson2d:N, poisson3d7:N, poisson3d27:N (N^d grid), aniso2d:N:EPS,\n"
+            "      jump2d:N:CONTRAST, convdiff2d:N:PECLET, mtx:FILE.mtx");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::string problem, suite_name, json_path, prec = "tcr-f32", meth = "cg", rhs = "solution";
+  int s = 4, repeat = 1, maxit = 10000, check = 10;
+  double tol = 1e-6;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--problem")
+      problem = next();
+    else if (a == "--suite")
+      suite_name = next();
+    else if (a == "--json")
+      json_path = next();
+    else if (a == "--precision")
+      prec = next();
+    else if (a == "--method")
+      meth = next();
+    else if (a == "--s")
+      s = std::stoi(next());
+    else if (a == "--repeat")
+      repeat = std::stoi(next());
+    else if (a == "--maxit")
+      maxit = std::stoi(next());
+    else if (a == "--check-every")
+      check = std::stoi(next());
+    else if (a == "--tol")
+      tol = std::stod(next());
+    else if (a == "--rhs")
+      rhs = next();
+    else {
+      usage();
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+  try {
+    std::vector<run_spec> specs;
+    if (!suite_name.empty()) {
+      specs = suite(suite_name);
+      if (specs.empty()) {
+        std::fprintf(stderr, "unknown suite '%s'\n", suite_name.c_str());
+        return 2;
+      }
+    } else if (!problem.empty()) {
+      method m;
+      if (!parse_method(meth, m)) {
+        std::fprintf(stderr, "unknown method '%s'\n", meth.c_str());
+        return 2;
+      }
+      std::vector<precision> ps;
+      precision p;
+      if (prec == "all")
+        ps = {precision::f32,  precision::tcr_f32,  precision::f64,
+              precision::df32, precision::peer_f32, precision::peer_f64};
+      else if (parse_precision(prec, p))
+        ps = {p};
+      else {
+        std::fprintf(stderr, "unknown precision '%s'\n", prec.c_str());
+        return 2;
+      }
+      for (precision q : ps) {
+        if (m == method::idrs && q != precision::f32 && q != precision::tcr_f32 &&
+            q != precision::f64)
+          continue;
+        if (m != method::cg && q == precision::df32)
+          continue;
+        specs.push_back({problem, m, s, q, tol, maxit, check});
+      }
+    } else {
+      usage();
+      return 2;
+    }
+    if (rhs != "solution" && rhs != "noise") {
+      std::fprintf(stderr, "unknown right-hand side '%s'\n", rhs.c_str());
+      return 2;
+    }
+    recorder rec;
+    rec.open(json_path);
+    const int failures = run_all(specs, repeat, rhs == "noise", rec);
+    rec.close();
+    if (failures)
+      std::printf("%d run(s) of tcr variants reported false convergence or were not "
+                  "reproducible\n",
+                  failures);
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

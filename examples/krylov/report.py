@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tables (markdown) and a convergence plot from gpu-run.sh's JSON.
+
+    python3 examples/krylov/report.py OUTDIR            # prints the tables
+    python3 examples/krylov/report.py OUTDIR --plot     # also OUTDIR/convergence.png (matplotlib)
+
+OUTDIR is gpu-run.sh's folder (krylov-results.tar.gz is read in place) or the unpacked
+archive; the archive's path itself works too.
+"""
+import json
+import os
+import sys
+import tarfile
+
+
+def read_texts(out):
+    """The suites' JSON texts by file name, from a folder, its archive or the archive."""
+    archive = out if os.path.isfile(out) else os.path.join(out, "krylov-results.tar.gz")
+    texts = {}
+    if os.path.isdir(out):
+        for name in ("accuracy.json", "timing.json", "smoke.json"):
+            path = os.path.join(out, name)
+            if os.path.exists(path):
+                texts[name] = open(path).read()
+    if not texts and os.path.isfile(archive):
+        with tarfile.open(archive) as tar:
+            for m in tar.getmembers():
+                name = os.path.basename(m.name)
+                if m.isfile() and name.endswith(".json"):
+                    texts[name] = tar.extractfile(m).read().decode()
+    return texts
+
+
+def load(text):
+    if not text:
+        return []
+    text = text.rstrip()
+    if not text.endswith("]"):  # a suite stopped by its time limit: the finished runs
+        text = text.rstrip(",") + "\n]"
+    return json.loads(text)
+
+
+def label(r):
+    return "idr(%d)" % r["s"] if r["method"] == "idrs" else r["method"]
+
+
+def cell(r):
+    if r is None:
+        return ""
+    mark = {"converged": "", "max_iterations": " (max)", "stagnated": " (stag)",
+            "breakdown": " (bd)", "invalid_input": " (inv)"}[r["status"]]
+    if r["status"] == "converged" and r["true_relres"] is not None and r["true_relres"] > r["tol"]:
+        mark = " (FALSE)"
+    its = r["iterations"] if r["status"] == "converged" else "-"
+    def e(v):
+        return "%.1e" % v if v is not None else "nan"
+    return "%s%s %s / %s" % (its, mark, e(r["true_relres"]), e(r["recurrence_relres"]))
+
+
+def accuracy_tables(runs):
+    precs = ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64"]
+    for tol in sorted({r["tol"] for r in runs}, reverse=True):
+        sel = [r for r in runs if r["tol"] == tol]
+        print("\nTo a relative residual of %g: iterations (status), true / recurrence relative "
+              "residual at the end\n" % tol)
+        print("| problem | solver | " + " | ".join(precs) + " |")
+        print("|---|---|" + "---|" * len(precs))
+        keys = []
+        for r in sel:
+            k = (r["problem"], label(r))
+            if k not in keys:
+                keys.append(k)
+        for k in keys:
+            row = {r["precision"]: r for r in sel if (r["problem"], label(r)) == k}
+            print("| %s | %s | " % k + " | ".join(cell(row.get(p)) for p in precs) + " |")
+
+
+def timing_tables(runs):
+    fixed = [r for r in runs if r["tol"] < 1e-20]
+    print("\nTime per iteration (ms; ratio to the peer of the same precision class)\n")
+    print("| problem | n | solver | f32 | tcr-f32 | f64 | df32 | peer-f32 | peer-f64 | "
+          "tcr-f32 / peer-f32 | df32 / f64 |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    keys = []
+    for r in fixed:
+        k = (r["problem"], r["n"], label(r))
+        if k not in keys:
+            keys.append(k)
+    for k in keys:
+        row = {r["precision"]: r["ms_per_iteration"] for r in fixed
+               if (r["problem"], r["n"], label(r)) == k}
+        def f(p):
+            return "%.4f" % row[p] if p in row else ""
+        def ratio(a, b):
+            return "%.2f" % (row[a] / row[b]) if a in row and b in row and row[b] else ""
+        print("| %s | %d | %s | " % k + " | ".join(f(p) for p in
+              ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64"]) +
+              " | %s | %s |" % (ratio("tcr-f32", "peer-f32"), ratio("df32", "f64")))
+    solved = [r for r in runs if r["tol"] >= 1e-20]
+    if solved:
+        print("\nTime to solution (s), iterations, true relative residual\n")
+        print("| problem | tol | precision | status | iterations | seconds | true residual |")
+        print("|---|---:|---|---|---:|---:|---:|")
+        for r in solved:
+            print("| %s | %g | %s | %s | %d | %.4f | %.2e |" % (
+                r["problem"], r["tol"], r["precision"], r["status"], r["iterations"],
+                r["seconds"], r["true_relres"]))
+
+
+def plot(runs, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = [("jump2d:256:1e5", "cg", 0, 1e-6), ("convdiff2d:256:1e3", "idrs", 4, 1e-6),
+              ("poisson2d:256", "cg", 0, 1e-10), ("convdiff2d:256:1e3", "bicgstab", 0, 1e-6)]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for ax, (prob, m, s, tol) in zip(axes.flat, panels):
+        for r in runs:
+            if r["problem"] == prob and r["method"] == m and r["s"] == s and r["tol"] == tol:
+                h = [v if v is not None else float("nan") for v in r.get("history", [])]
+                ax.semilogy(range(1, len(h) + 1), h, label="%s (true %.1e)" % (
+                    r["precision"], r["true_relres"]))
+        ax.axhline(tol, color="gray", lw=0.5)
+        ax.set_title("%s, %s" % (prob, "idr(%d)" % s if m == "idrs" else m))
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("recurrence residual / ||b||")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    out = sys.argv[1]
+    texts = read_texts(out)
+    if not texts:
+        print("report.py: no suite JSON in %s" % out, file=sys.stderr)
+        return 1
+    acc = load(texts.get("accuracy.json"))
+    tim = load(texts.get("timing.json"))
+    if acc:
+        accuracy_tables([r for r in acc if r["tol"] >= 1e-20])
+    if tim:
+        timing_tables(tim)
+    if "--plot" in sys.argv and acc:
+        where = out if os.path.isdir(out) else os.path.dirname(out) or "."
+        if not os.access(where, os.W_OK):  # a read-only copy of the results: here instead
+            where = "."
+        plot(acc, os.path.join(where, "convergence.png"))
+        print("\nplot: %s" % os.path.join(where, "convergence.png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
