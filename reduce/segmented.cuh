@@ -45,8 +45,8 @@
 // multiples of 32 (e4m3) or 16 (__half) up to 4096, an input aligned to 8 bytes and a GPU of
 // compute capability 8.0 or newer. Engine::tensor_core asks for it and gives
 // cudaErrorNotSupported where it does not apply (after the argument checks); Engine::automatic
-// takes it where rows_automatic_max (below, by measurement) says it is faster (__half sizes up to
-// 2048); cuda_core never.
+// takes it where rows_automatic_min / _max (below, by measurement) say it is faster (__half
+// sizes 64 to 1024); cuda_core never.
 // Its results need not have the CUDA-core path's bits (other roundings in fast mode; a zero sum
 // is +0), but are reproducible in the same way (they depend on the segment and the GPU alone).
 //
@@ -234,11 +234,14 @@ segmented_params<R, Segments> params_for(const XS& x, const YS& y, const OutIt& 
   return p;
 }
 
-// Engine::automatic takes the tensor-core row path for fixed sizes up to this many elements (0:
-// never), chosen by measurement: __half in Accuracy::fast 1.17-1.53x the CUDA cores from 16 to
-// 2048, 0.71x at 4096 (bench/results/2026-12-01-h200-segmented-80eb095/); e4m3 not measured.
+// Engine::automatic takes the tensor-core row path for fixed sizes in [rows_automatic_min,
+// rows_automatic_max] (max 0: never), chosen by measurement against segmented_fixed_kernel on
+// the CUDA cores: __half in Accuracy::fast 1.21-1.26x from 64 to 1024, 0.75x / 0.87x at 16 / 32,
+// 0.93x at 2048 (bench/results/2026-12-01-h200-segmented-25e1cd5/); e4m3 not measured.
 template <class X>
-inline constexpr std::int64_t rows_automatic_max = std::is_same_v<X, __half> ? 2048 : 0;
+inline constexpr std::int64_t rows_automatic_min = 64;
+template <class X>
+inline constexpr std::int64_t rows_automatic_max = std::is_same_v<X, __half> ? 1024 : 0;
 
 // The tensor-core row path (reduce/detail/segmented_rows_kernel.cuh) for a fixed-size Sum or
 // Asum of __half (Accuracy::fast) or e4m3 (any mode) through a pointer: whether it applies
@@ -256,7 +259,8 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
     const bool fits = n > 0 && n % row_multiple<X> == 0 && n <= segmented_warp_max &&
                       reinterpret_cast<std::uintptr_t>(p.x) % 8 == 0;
     const bool wanted = options.engine == Engine::tensor_core ||
-                        (options.engine == Engine::automatic && n <= rows_automatic_max<X>);
+                        (options.engine == Engine::automatic && n >= rows_automatic_min<X> &&
+                         n <= rows_automatic_max<X>);
     if (!mode_ok || !fits || !wanted || p.num_segments <= 0)
       return cudaSuccess;
     int device = 0;

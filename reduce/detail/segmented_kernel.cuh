@@ -87,29 +87,24 @@ struct offset_source {
     return s[first + i];
   }
 };
-template <class S>
-__device__ __forceinline__ auto segment_source(const S& s, std::int64_t first) {
-  if constexpr (std::is_pointer_v<S>)
-    return s + first;
-  else
-    return offset_source<S>{s, first};
-}
-template <class It, class T>
-__device__ __forceinline__ auto segment_source(const device::indexed_source<It, T>& s,
-                                               std::int64_t first) {
-  using S = decltype(segment_source(s.it, first));
-  return device::indexed_source<S, T>{segment_source(s.it, first)};
-}
-
-// A segment's source moved to its element `off` (a chunk's first): pointers move, any other
-// source is indexed through offset_source, so that indexed_source (ArgMin, ArgMax) keeps its
-// indices relative to the segment's start.
+// A source moved to its element `off`: pointers move, any other source is indexed through
+// offset_source (so an indexed_source keeps its indices; chunks of a segment use this).
 template <class S>
 __device__ __forceinline__ auto chunk_source(const S& s, std::int64_t off) {
   if constexpr (std::is_pointer_v<S>)
     return s + off;
   else
     return offset_source<S>{s, off};
+}
+template <class S>
+__device__ __forceinline__ auto segment_source(const S& s, std::int64_t first) {
+  return chunk_source(s, first);
+}
+template <class It, class T>
+__device__ __forceinline__ auto segment_source(const device::indexed_source<It, T>& s,
+                                               std::int64_t first) {
+  using S = decltype(segment_source(s.it, first));
+  return device::indexed_source<S, T>{segment_source(s.it, first)};
 }
 
 // Where segment s lies: bounds(s, first, length) gives its locator `first` (here its first
