@@ -35,7 +35,7 @@ struct halved {
 // BlockSegmentedReduce: teams of 8 and of 64 threads in a block of 128.
 __global__ void team_sums(const float* g_in, float* g_out) {
   using Small = tcr::BlockSegmentedReduce<tcr::neumaier<float>, 128, 8>;
-  using Large = tcr::BlockSegmentedReduce<tcr::neumaier<float>, 128, 64>;
+  using Large = tcr::BlockSegmentedReduce<tcr::dot2<float>, 128, 64>; // Dot: a dot accumulator
   __shared__ typename Small::TempStorage s_small;
   __shared__ typename Large::TempStorage s_large;
   const float x[2] = {g_in[2 * threadIdx.x], g_in[2 * threadIdx.x + 1]};
