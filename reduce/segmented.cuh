@@ -66,16 +66,16 @@
 //
 // Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
 // synchronisation, no allocation, capturable in a CUDA graph. The fixed-size overload with
-// segments of at most 4096 elements runs a kernel of its own (reduce/detail/
-// segmented_fixed_kernel.cuh: one tier for all, four segments per team in flight, the same
-// combining order). Segments of more than 4096
-// elements get whole blocks and are offered to the grid (a segment of several chunks chunk by
-// chunk): blocks claim them through counters in the temporary storage, which the launch zeroes
-// first (one cudaMemsetAsync of 128 KB on the stream, before the kernel). Temporary storage: none
-// where the host knows that no segment is longer than one chunk (the fixed-size overload up to
-// 65536 floats; the size query returns 1, as CUB's, and any storage is accepted); else the size
-// query's answer (about 0.4 MB for float results: 2048 share entries, a pool of 16384 chunk
-// partials; a segment that finds them used up is taken by one block alone, with the same bits).
+// segments of at most 4096 elements runs a kernel of its own (segmented_fixed_kernel.cuh: one
+// tier for all, four segments per team in flight, the same combining order). Segments of more
+// than 4096 elements get whole blocks and are offered to the grid (a segment of several chunks
+// chunk by chunk): blocks claim them through counters in the temporary storage, which the
+// launch zeroes first (one cudaMemsetAsync of 128 KB on the stream, before the kernel).
+// Temporary storage: none where the host knows that no segment is longer than one chunk (the
+// fixed-size overload up to 65536 floats; the size query returns 1, as CUB's, and any storage is
+// accepted); else the size query's answer (about 0.4 MB for float results: 2048 share entries, a
+// pool of 16384 chunk partials; a segment that finds them used up is taken by one block alone,
+// with the same bits).
 //
 // Errors (cudaErrorInvalidValue, nothing written, no launch): num_segments < 0; segment_size < 0
 // or num_segments * segment_size beyond 2^63; with num_segments > 0: temporary storage smaller

@@ -13,11 +13,16 @@
 //      of teams of T lanes goes to team k mod (32 / T) (lanes [T j, T j + T) of the warp are
 //      team j), whose ranks fold their shares (team_partial), a WarpReduce tree over logical
 //      warps of T lanes merges them, and the team's first lane writes the result;
-//   3. then the whole block takes each block-tier segment of the group in turn (team_partial
-//      with a team of segmented_threads, a BlockReduce merges the threads), thread 0 writes it.
+//   3. then the group's block-tier segments, chunk by chunk (chunks_of: 16384 vectors each),
+//      each chunk folded by the whole block (team_partial with a team of segmented_threads, a
+//      BlockReduce merges the threads); where the launch shares (temporary storage, see
+//      segmented_kernel below) other blocks may take chunks of them, and the chunk totals of a
+//      segment are merged in a fixed order (step 4).
 // Where the host knows that every segment is of the block tier (a fixed size, or batches of one
-// length, above segmented_warp_max), a group is one segment and only step 3 runs, so that the
-// long segments spread over the grid instead of going eight to a block.
+// length, above segmented_warp_max), a group is one segment and only steps 3 and 4 run, so that
+// the long segments spread over the grid instead of going eight to a block. (The fixed-size
+// overload up to segmented_warp_max runs segmented_fixed_kernel.cuh instead, with the same
+// team_partial and team_total.)
 // A team's share of a segment of n elements at x (and y): the head of single elements before the
 // wider operand's first 16-byte boundary, the 16-byte vectors, the tail of single elements.
 // Rank r takes head element r, vectors r, r + T, r + 2T, ... (T the team size; segmented_unroll
