@@ -9,8 +9,10 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <string>
 #include <type_traits>
+#include <vector>
 #include "common/seg_registry.hpp"
 #include <tcr/reduce/segmented.cuh>
 
@@ -66,6 +68,32 @@ void add_uniform() {
     cc.scales = {26};
     seg_cases().push_back(std::move(cc));
   }
+}
+
+// e4m3 (compensated, fixed size): the tensor-core row path (tcr.fixed.tc, Engine::tensor_core;
+// exact MMA chains) against the CUDA cores (tcr.fixed.cc, Engine::cuda_core), at the sizes the
+// row path takes (multiples of 32 up to 4096).
+inline void add_e4m3() {
+  using In = __nv_fp8_e4m3;
+  const dtype t = dtype_of<In>();
+  const std::string fn = "tcr::DeviceSegmentedReduce::Sum, e4m3 into f32, fixed segment_size";
+  const std::vector<int> sizes{32, 64, 128, 256, 512, 1024, 2048, 4096};
+  seg_case tc = uniform_case(
+      "tcr.fixed.tc", t, fn + ", Engine::tensor_core",
+      [](void* temp, std::size_t& bytes, const seg_args& a) {
+        return sum_fixed<In>(temp, bytes, a, {Accuracy::compensated, Engine::tensor_core});
+      });
+  tc.sizes = sizes;
+  tc.scales = {26};
+  seg_cases().push_back(std::move(tc));
+  seg_case cc = uniform_case(
+      "tcr.fixed.cc", t, fn + ", Engine::cuda_core",
+      [](void* temp, std::size_t& bytes, const seg_args& a) {
+        return sum_fixed<In>(temp, bytes, a, {Accuracy::compensated, Engine::cuda_core});
+      });
+  cc.sizes = sizes;
+  cc.scales = {26};
+  seg_cases().push_back(std::move(cc));
 }
 
 } // namespace tcr::bench::seg_tcr
