@@ -73,11 +73,11 @@ struct exact_format;
 template <>
 struct exact_format<float> {
   using bits_type = std::uint32_t;
-  static constexpr int fraction_bits = 23;             // F
-  static constexpr int lsb_exponent = -149;            // L: the least subnormal is 2^L
-  static constexpr int max_position = 253;             // the largest p of a finite input
-  static constexpr bits_type inf_bits = 0x7f800000u;   // +inf
-  static constexpr bits_type nan_bits = 0x7fc00000u;   // the default quiet NaN
+  static constexpr int fraction_bits = 23;           // F
+  static constexpr int lsb_exponent = -149;          // L: the least subnormal is 2^L
+  static constexpr int max_position = 253;           // the largest p of a finite input
+  static constexpr bits_type inf_bits = 0x7f800000u; // +inf
+  static constexpr bits_type nan_bits = 0x7fc00000u; // the default quiet NaN
   static constexpr int exponent_mask = 0xff;
 };
 template <>
@@ -120,8 +120,8 @@ struct exact_partial {
   using format = detail::exact_format<T>;
   // Limbs up to the one the top piece of the largest input reaches.
   static constexpr int limbs = format::max_position / 32 + (format::fraction_bits + 31 + 31) / 32;
-  std::int64_t limb[limbs] = {};   // [limbs] radix 2^32 digits, carry-save between normalisations
-  std::uint32_t flags = 0;         // detail::exact_flag bits
+  std::int64_t limb[limbs] = {}; // [limbs] radix 2^32 digits, carry-save between normalisations
+  std::uint32_t flags = 0;       // detail::exact_flag bits
 };
 
 // exact_sum<T>: the exact sum of its inputs (header comment for the layout, the bounds and the
@@ -241,9 +241,9 @@ private:
     const int e = int(u >> F) & format::exponent_mask;
     const std::uint64_t frac = std::uint64_t(u) & ((std::uint64_t(1) << F) - 1);
     const std::int64_t smask = -std::int64_t(u >> (8 * sizeof(bits_type) - 1)); // 0 or -1
-    if (e == format::exponent_mask) { // Inf or NaN
-      state.flags |= frac != 0 ? detail::exact_nan
-                               : (smask ? detail::exact_neg_inf : detail::exact_pos_inf);
+    if (e == format::exponent_mask) {                                           // Inf or NaN
+      state.flags |=
+          frac != 0 ? detail::exact_nan : (smask ? detail::exact_neg_inf : detail::exact_pos_inf);
       state.flags |= detail::exact_not_neg_zero;
       return;
     }
@@ -308,8 +308,8 @@ private:
       const bool nan = (p.flags & detail::exact_nan) ||
                        (p.flags & (detail::exact_pos_inf | detail::exact_neg_inf)) ==
                            (detail::exact_pos_inf | detail::exact_neg_inf);
-      bits = nan ? VF::nan_bits : (p.flags & detail::exact_pos_inf ? VF::inf_bits
-                                                                    : VF::inf_bits | sign_bit);
+      bits = nan ? VF::nan_bits
+                 : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
       V v;
       std::memcpy(&v, &bits, sizeof v);
       return v;

@@ -74,13 +74,13 @@ void check_exact(const std::vector<T>& x) {
   CHECK(bits_of(pf.hi) == bits_of(ef));
   if (std::isfinite(ef)) {
     mpfr_sub_d(r.get(), s.get(), double(ef), MPFR_RNDN);
-    CHECK(bits_of(pf.lo) == bits_of(float(r.to_float() + 0.0f)));
+    CHECK(bits_of(pf.lo) == bits_of(r.to_float()));
   }
   const auto pd = a.template finish<tcr::dd>(p);
   CHECK(bits_of(pd.hi) == bits_of(ed));
   if (std::isfinite(ed)) {
     mpfr_sub_d(r.get(), s.get(), ed, MPFR_RNDN);
-    CHECK(bits_of(pd.lo) == bits_of(r.to_double() + 0.0));
+    CHECK(bits_of(pd.lo) == bits_of(r.to_double()));
   }
 }
 
@@ -108,8 +108,8 @@ std::vector<T> gen_bits(std::size_t n, std::uint64_t seed, bool subnormal_only) 
     const std::uint64_t r = rng.next();
     std::memcpy(&b, &r, sizeof b);
     if (subnormal_only)
-      b &= (decltype(b)(1) << (std::numeric_limits<T>::digits - 1)) - 1 |
-           decltype(b)(1) << (8 * sizeof b - 1);
+      b &= (decltype(b)(1) << (std::numeric_limits<T>::digits - 1)) - 1 | decltype(b)(1)
+                                                                              << (8 * sizeof b - 1);
     T v;
     std::memcpy(&v, &b, sizeof v);
     if (std::isfinite(v))
@@ -151,8 +151,8 @@ TEST_CASE_TEMPLATE("exact_sum: ends of the range", T, float, double) {
     // Near overflow, cancelling to a finite (and tiny) sum.
     std::vector<T> x;
     for (int i = 0; i < 64; ++i) {
-      const T v = std::ldexp(T(1 + rng.uniform()), std::numeric_limits<T>::max_exponent - 1 -
-                                                         int(rng.integer(0, 3)));
+      const T v = std::ldexp(T(1 + rng.uniform()),
+                             std::numeric_limits<T>::max_exponent - 1 - int(rng.integer(0, 3)));
       x.push_back(v);
       x.push_back(-v);
     }
@@ -176,8 +176,8 @@ TEST_CASE_TEMPLATE("exact_sum: ends of the range", T, float, double) {
   }
   // Sums beyond the range round as IEEE: big + big = inf; big + half an ulp of big (the
   // midpoint to 2^max_exponent) rounds to even, which is inf; just below it stays big.
-  const T half_ulp = std::ldexp(T(1), std::numeric_limits<T>::max_exponent -
-                                          std::numeric_limits<T>::digits - 1);
+  const T half_ulp =
+      std::ldexp(T(1), std::numeric_limits<T>::max_exponent - std::numeric_limits<T>::digits - 1);
   check_exact(std::vector<T>{big, big});
   check_exact(std::vector<T>{-big, -big});
   check_exact(std::vector<T>{big, half_ulp});
@@ -195,10 +195,10 @@ TEST_CASE_TEMPLATE("exact_sum: ties round to even", T, float, double) {
   constexpr int d = std::numeric_limits<T>::digits;
   const T u = std::ldexp(T(1), -d); // half an ulp of 1
   const T tiny = std::numeric_limits<T>::denorm_min();
-  CHECK(sum_of(std::vector<T>{1, u}).result() == T(1));                   // tie, even below
-  CHECK(sum_of(std::vector<T>{1, 2 * u, u}).result() == T(1) + 4 * u);    // tie, even above
-  CHECK(sum_of(std::vector<T>{1, u, tiny}).result() == T(1) + 2 * u);     // above the tie
-  CHECK(sum_of(std::vector<T>{1, u, -tiny}).result() == T(1));            // below the tie
+  CHECK(sum_of(std::vector<T>{1, u}).result() == T(1));                // tie, even below
+  CHECK(sum_of(std::vector<T>{1, 2 * u, u}).result() == T(1) + 4 * u); // tie, even above
+  CHECK(sum_of(std::vector<T>{1, u, tiny}).result() == T(1) + 2 * u);  // above the tie
+  CHECK(sum_of(std::vector<T>{1, u, -tiny}).result() == T(1));         // below the tie
   CHECK(sum_of(std::vector<T>{-1, -u}).result() == T(-1));
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
     INFO("seed = ", seed);
@@ -252,8 +252,8 @@ TEST_CASE("exact_sum<float>: 16- and 8-bit inputs widened exactly") {
       }
       for (float v : ref)
         c.add(v);
-      const auto p = a.partial();
-      CHECK(std::memcmp(&p, &c.partial().limb, sizeof p) == 0);
+      const auto p = a.partial(), pc = c.partial();
+      CHECK(std::memcmp(&p, &pc, sizeof p) == 0);
       const mp s = tcr::test::exact_sum(as_double(ref));
       CHECK(mpfr_cmp(value_of(p).get(), s.get()) == 0);
       CHECK(bits_of(a.finish<float>(p)) == bits_of(s.to_float()));
@@ -277,7 +277,7 @@ TEST_CASE_TEMPLATE("exact_sum: any split and merge order gives the same bits", T
                       : gen_wide<T>(600, seed, std::numeric_limits<T>::min_exponent - 30,
                                     std::numeric_limits<T>::max_exponent - 12);
     const auto ref = sum_of(x).partial();
-    const T ref_result = sum_of(x).finish<T>(ref);
+    const T ref_result = sum_of(x).template finish<T>(ref);
     rng.shuffle(x);
     const std::size_t parts = std::size_t(rng.integer(1, 64));
     std::vector<tcr::exact_sum<T>> acc(parts);
@@ -299,7 +299,7 @@ TEST_CASE_TEMPLATE("exact_sum: any split and merge order gives the same bits", T
     }
     CHECK(std::memcmp(&p1, &ref, sizeof ref) == 0);
     CHECK(std::memcmp(&ps[0], &ref, sizeof ref) == 0);
-    CHECK(bits_of(root.finish<T>(ps[0])) == bits_of(ref_result));
+    CHECK(bits_of(root.template finish<T>(ps[0])) == bits_of(ref_result));
   }
 }
 
@@ -351,8 +351,8 @@ TEST_CASE_TEMPLATE("exact_sum: special values and zeros as plain summation", T, 
   tcr::exact_sum<T> a, b;
   a.add(T(1));
   b.add(nan);
-  CHECK(std::isnan(a.finish<T>(a.merge(a.partial(), b.partial()))));
-  CHECK(std::isnan(a.finish<T>(a.merge(b.partial(), a.partial()))));
+  CHECK(std::isnan(a.template finish<T>(a.merge(a.partial(), b.partial()))));
+  CHECK(std::isnan(a.template finish<T>(a.merge(b.partial(), a.partial()))));
   const auto pd = a.template finish<tcr::dd>(a.merge(a.partial(), b.partial()));
   CHECK(std::isnan(pd.hi));
   CHECK(pd.lo == 0.0);
