@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr: exact (Kulisch-style) long accumulators for sums (thread level, no parallel code).
+//
+//   exact_sum<float>   the exact sum of float inputs (and of __half, __nv_bfloat16, e4m3 and
+//                      e5m2, widened exactly to float) over the whole float range, 2^-149 ..
+//                      2^128: a fixed-point number with its last bit at 2^-149, 9 limbs.
+//   exact_sum<double>  the same for double inputs (and every input type above), last bit
+//                      2^-1074, 66 limbs.
+// finish<Out>(p) rounds the exact sum once, to nearest even, into Out (float or double); df32 and
+// dd give hi = RN(s), lo = RN(s - hi) with s - hi computed exactly.
+//
+// Limb layout. The state is sum_k limb[k] * 2^(32 k + L) with L = -149 (float) or -1074
+// (double), limb[k] an int64: radix 2^32 digits with 31 bits of headroom for carry-save adds.
+// A finite input is m * 2^(p + L) with m < 2^(F+1) (F = 23 or 52 fraction bits; subnormals
+// have the implicit bit clear and the exponent of the smallest normals) and p = max(E, 1) - 1
+// (E the biased exponent), so p <= 253 (float) or 2045 (double). m << (p mod 32) is cut into
+// 32-bit pieces that go, with the input's sign, into limbs p / 32, p / 32 + 1 (and + 2 for
+// double), the highest being limb 8 (float) or 65 (double).
+//
+// Carry-save bound. A canonical state (below) has every limb but the top one in [0, 2^32); an
+// add changes each limb by a piece in [-(2^32 - 1), 2^32 - 1], and a merge of two accumulators
+// adds the other side's limbs, one canonical digit plus that side's adds. After c adds (a merge
+// counting the other's adds plus one) limb[k] lies in [-c (2^32 - 1), (c + 1) (2^32 - 1)]; for
+// c + 1 <= 2^31 that is within 2^63 - 2^31, so normalise's limb + carry (|carry| < 2^31) stays
+// inside int64 too: every limb absorbs max_adds = 2^31 - 1 adds. The accumulator counts them per
+// add() call (one add and compare per vector, not per element) and normalises before the count
+// would pass that. The top limb also holds the carries of the sum: the top pieces are below
+// 2^22 (float; 2^19 double) and a normalised part's top is at most its sum |x_i| / 2^(L + 32
+// (NL - 1)), so it stays inside int64 while sum |x_i| < 2^169 (float) or 2^1068 (double), which
+// every n < 2^41 (float) or 2^44 (double) finite inputs meet.
+//
+// Canonical form and reproducibility. normalise() propagates carries upward (limb = t mod 2^32,
+// carry = floor(t / 2^32), arithmetic shift), leaving limb[k] in [0, 2^32) for k < NL - 1 and the
+// top limb signed: the two's complement digits of the exact sum, so the canonical state is a
+// function of the exact sum alone (digits of an integer in a fixed radix are unique). partial()
+// returns the canonical state, and merge(p, q) = normalise(p + q limb by limb) with flags
+// p.flags | q.flags: integer addition is exact, commutative and associative, and so is OR, so
+// the merged partial is the canonical form of (sum of all inputs, OR of all flags) whatever the
+// tree of merges, the split of the data or the order of the adds: bitwise identical states, and
+// finish is a function of the state, so bitwise identical results. Nothing here rounds, so
+// contraction (-ffp-contract, -fmad) cannot change a bit: the decomposition reads the encoding
+// (memcpy of the bits), never uses floating-point arithmetic.
+//
+// Special values, as plain summation gives them: flags record +inf, -inf and NaN inputs beside
+// the limbs; the result is NaN if a NaN was seen or both infinities were, else the infinity seen.
+// A finite exact sum beyond Out's range rounds to +-inf exactly where IEEE RN does (|s| >=
+// 2^128 - 2^103 for float). Zeros: the exact sum of floats is a multiple of 2^L, so RN(s) is 0
+// only when s is 0; then the result is -0 if every input was -0 (the empty state too: -0 is the
+// identity of IEEE addition), +0 otherwise (x + -x and +0 + -0 are +0 under RN), a flag telling
+// which. empty_result<Out>() is +0, as for the other reductions.
+//
+// Cost per float add (expected SASS, integer only): bit cast (0), exponent and fraction by BFE /
+// LOP3 (2), implicit bit by ISETP + LOP3 (2), p = max(E, 1) - 1 (2: IMNMX, IADD), k and the
+// shift (2: SHF, LOP), the 64-bit m << s (2 SHF: its two halves are the two pieces), the sign
+// mask and the conditional negation of a 64-bit piece pair (1 SHF + 4 LOP3/IADD.X), two 64-bit
+// limb adds (4 IADD with carry): about 19 integer instructions, plus the addressing of limb[k]:
+// a dynamically indexed limb lives in local (or, per warp, shared) memory, 2 read-modify-writes
+// of 8 bytes each; kept in registers instead, every limb is updated by a predicated select (about
+// 5 instructions per limb, 45 for 9 limbs). Double adds cost about 50% more (3 pieces). The
+// PTX of nvcc 13.0 for sm_90 (one float per add() call) matches: 22 integer operations and 2
+// local-memory read-modify-writes per add, plus a predicated read-modify-write of flags for the
+// -0 rule and of the add counter per call, because the whole state sits in a local frame (88
+// bytes; no spills, 27 registers).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include "config.cuh"
+#include "convert.cuh"
+#include "double_word.cuh"
+
+namespace tcr {
+
+namespace detail {
+// The format of the values an exact state holds and of the results it rounds to.
+template <class T>
+struct exact_format;
+template <>
+struct exact_format<float> {
+  using bits_type = std::uint32_t;
+  static constexpr int fraction_bits = 23;           // F
+  static constexpr int lsb_exponent = -149;          // L: the least subnormal is 2^L
+  static constexpr int max_position = 253;           // the largest p of a finite input
+  static constexpr bits_type inf_bits = 0x7f800000u; // +inf
+  static constexpr bits_type nan_bits = 0x7fc00000u; // the default quiet NaN
+  static constexpr int exponent_mask = 0xff;
+};
+template <>
+struct exact_format<double> {
+  using bits_type = std::uint64_t;
+  static constexpr int fraction_bits = 52;
+  static constexpr int lsb_exponent = -1074;
+  static constexpr int max_position = 2045;
+  static constexpr bits_type inf_bits = 0x7ff0000000000000ull;
+  static constexpr bits_type nan_bits = 0x7ff8000000000000ull;
+  static constexpr int exponent_mask = 0x7ff;
+};
+
+// 64 - (number of leading zero bits of x), x != 0: the position of the top set bit plus one.
+TCR_HD int bit_width64(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return 64 - __clzll(static_cast<long long>(x));
+#else
+  return 64 - __builtin_clzll(x);
+#endif
+}
+
+// Flags kept beside the limbs.
+enum exact_flag : std::uint32_t {
+  exact_pos_inf = 1u,     // a +inf input
+  exact_neg_inf = 2u,     // a -inf input
+  exact_nan = 4u,         // a NaN input
+  exact_not_neg_zero = 8u // an input other than -0 (decides the sign of a zero sum)
+};
+} // namespace detail
+
+// exact_partial<T>: the state of exact_sum<T>, a trivially copyable value type that threads,
+// blocks and devices combine with exact_sum<T>::merge(p, q). Value: the exact sum
+// sum_k limb[k] 2^(32 k + L) and the flags (header comment). Partials returned by partial() and
+// merge() are canonical (limbs 0 .. NL - 2 in [0, 2^32)), so equal sums have equal bits.
+template <class T>
+struct exact_partial {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tcr::exact_partial<T>: T must be float or double");
+  using format = detail::exact_format<T>;
+  // Limbs up to the one the top piece of the largest input reaches.
+  static constexpr int limbs = format::max_position / 32 + (format::fraction_bits + 31 + 31) / 32;
+  std::int64_t limb[limbs] = {}; // [limbs] radix 2^32 digits, carry-save between normalisations
+  std::uint32_t flags = 0;       // detail::exact_flag bits
+};
+
+// exact_sum<T>: the exact sum of its inputs (header comment for the layout, the bounds and the
+// reproducibility proof). Models the accumulator concept of compensated/reductions.cuh.
+template <class T>
+struct exact_sum {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tcr::exact_sum<T>: T must be float or double");
+  using value_type = T;
+  using partial_type = exact_partial<T>;
+  using compact_type = void;
+  using format = detail::exact_format<T>;
+  using bits_type = typename format::bits_type;
+  static constexpr int limbs = partial_type::limbs;
+  // Adds each limb absorbs between normalisations (header comment).
+  static constexpr std::uint32_t max_adds = 0x7fffffffu;
+
+  partial_type state{};
+  std::uint32_t adds = 0; // adds since the last normalisation (merges count the other's + 1)
+
+  // Folds in x[0 .. N): exact, in any order.
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(is_input_type_v<X>, "tcr::exact_sum::add: an input type of tcr");
+    static_assert(!(std::is_same_v<T, float> && std::is_same_v<X, double>),
+                  "tcr::exact_sum<float>::add: a double input needs exact_sum<double>");
+    static_assert(N >= 1 && N <= (1 << 20), "tcr::exact_sum::add: 1 .. 2^20 inputs per call");
+    if (std::uint64_t(adds) + std::uint64_t(N) > max_adds)
+      normalise();
+    adds += std::uint32_t(N);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      add_one(widen<T>(x[i]));
+  }
+  // One value (already reduced elsewhere, or a single input).
+  TCR_HD void add(T v) {
+    const T x[1] = {v};
+    add(x);
+  }
+
+  TCR_HD void merge(const exact_sum& o) {
+    exact_sum b = o;
+    if (std::uint64_t(adds) + b.adds + 1 > max_adds) {
+      normalise();
+      b.normalise();
+    }
+    adds += b.adds + 1;
+    TCR_UNROLL
+    for (int k = 0; k < limbs; ++k)
+      state.limb[k] += b.state.limb[k];
+    state.flags |= b.state.flags;
+  }
+
+  // Carries propagated: the canonical state of the same sum.
+  TCR_HD void normalise() {
+    canonicalise(state);
+    adds = 0;
+  }
+
+  TCR_HD partial_type partial() const {
+    partial_type p = state;
+    canonicalise(p);
+    return p;
+  }
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    partial_type p = a;
+    TCR_UNROLL
+    for (int k = 0; k < limbs; ++k)
+      p.limb[k] += b.limb[k];
+    p.flags |= b.flags;
+    canonicalise(p);
+    return p;
+  }
+
+  // The exact sum rounded to nearest even in Out (float, double), or the pair hi = RN(s),
+  // lo = RN(s - hi) (df32, dd). p must be canonical (from partial() or merge()).
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(std::is_same_v<Out, float> || std::is_same_v<Out, double> ||
+                      std::is_same_v<Out, df32> || std::is_same_v<Out, dd>,
+                  "tcr::exact_sum::finish: Out is float, double, tcr::df32 or tcr::dd");
+    if constexpr (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>) {
+      using V = typename Out::value_type;
+      partial_type rest;
+      const V hi = round_canonical<V>(p, &rest);
+      if (!is_finite_bits(hi))
+        return Out(hi, V(0));
+      return Out(hi, round_canonical<V>(rest, nullptr));
+    } else {
+      return round_canonical<Out>(p, nullptr);
+    }
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return Out(0);
+  }
+  // The sum rounded to T.
+  TCR_HD T result() const { return finish<T>(partial()); }
+
+private:
+  TCR_HD static void canonicalise(partial_type& p) {
+    std::int64_t carry = 0;
+    TCR_UNROLL
+    for (int k = 0; k < limbs - 1; ++k) {
+      const std::int64_t t = p.limb[k] + carry;
+      p.limb[k] = t & 0xffffffffll;
+      carry = t >> 32; // arithmetic: floor(t / 2^32)
+    }
+    p.limb[limbs - 1] += carry;
+  }
+
+  // x = (-1)^sign m 2^(p + L): pieces of m << (p mod 32) into limbs p / 32 and up.
+  TCR_HD void add_one(T x) {
+    bits_type u;
+    std::memcpy(&u, &x, sizeof u);
+    constexpr int F = format::fraction_bits;
+    const int e = int(u >> F) & format::exponent_mask;
+    const std::uint64_t frac = std::uint64_t(u) & ((std::uint64_t(1) << F) - 1);
+    const std::int64_t smask = -std::int64_t(u >> (8 * sizeof(bits_type) - 1)); // 0 or -1
+    if (e == format::exponent_mask) {                                           // Inf or NaN
+      state.flags |=
+          frac != 0 ? detail::exact_nan : (smask ? detail::exact_neg_inf : detail::exact_pos_inf);
+      state.flags |= detail::exact_not_neg_zero;
+      return;
+    }
+    if (u != (bits_type(1) << (8 * sizeof(bits_type) - 1)))
+      state.flags |= detail::exact_not_neg_zero;
+    const std::uint64_t m = frac | (std::uint64_t(e != 0) << F);
+    const int pos = (e > 1 ? e : 1) - 1;
+    const int k = pos >> 5;
+    const int s = pos & 31;
+    // piece j = floor(m 2^s / 2^(32 j)) mod 2^32; j >= 1 as (m >> 1) >> (32 j - 1 - s), which
+    // keeps every shift count in [0, 63].
+    const std::int64_t p0 = std::int64_t(std::uint32_t(m << s));
+    const std::int64_t p1 = std::int64_t(std::uint32_t((m >> 1) >> (31 - s)));
+    state.limb[k] += (p0 ^ smask) - smask;
+    state.limb[k + 1] += (p1 ^ smask) - smask;
+    if constexpr (F + 1 + 31 > 64) {
+      const std::int64_t p2 = std::int64_t(std::uint32_t((m >> 1) >> (63 - s)));
+      state.limb[k + 2] += (p2 ^ smask) - smask;
+    }
+  }
+
+  template <class V>
+  TCR_HD static bool is_finite_bits(V v) {
+    typename detail::exact_format<V>::bits_type b;
+    std::memcpy(&b, &v, sizeof b);
+    return (b & ~(decltype(b)(1) << (8 * sizeof b - 1))) < detail::exact_format<V>::inf_bits;
+  }
+
+  // floor(|a| / 2^pos) mod 2^64 of a canonical nonnegative limb array, pos >= 0: limbs below
+  // limb pos / 32 are canonical, so they cannot carry into the window.
+  TCR_HD static std::uint64_t window(const std::int64_t (&a)[limbs], int pos) {
+    const int k = pos >> 5;
+    const int off = pos & 31;
+    std::uint64_t w = std::uint64_t(a[k]) >> off;
+    for (int j = k + 1; j < limbs; ++j) {
+      const int d = 32 * j - pos;
+      if (d >= 64)
+        break;
+      w += std::uint64_t(a[j]) << d;
+    }
+    return w;
+  }
+  // |a| mod 2^pos != 0, pos >= 0.
+  TCR_HD static bool any_below(const std::int64_t (&a)[limbs], int pos) {
+    const int k = pos >> 5;
+    for (int j = 0; j < k && j < limbs; ++j)
+      if (a[j] != 0)
+        return true;
+    const int off = pos & 31;
+    return k < limbs && off != 0 && (std::uint64_t(a[k]) & ((std::uint64_t(1) << off) - 1)) != 0;
+  }
+
+  // RN_V of the canonical p; with rest != nullptr also the canonical state of s - RN_V(s) (exact,
+  // a multiple of 2^L; with its flags making a zero remainder +0).
+  template <class V>
+  TCR_HD static V round_canonical(const partial_type& p, partial_type* rest) {
+    using VF = detail::exact_format<V>;
+    using VB = typename VF::bits_type;
+    constexpr VB sign_bit = VB(1) << (8 * sizeof(VB) - 1);
+    VB bits;
+    if (p.flags & (detail::exact_nan | detail::exact_pos_inf | detail::exact_neg_inf)) {
+      const bool nan = (p.flags & detail::exact_nan) ||
+                       (p.flags & (detail::exact_pos_inf | detail::exact_neg_inf)) ==
+                           (detail::exact_pos_inf | detail::exact_neg_inf);
+      bits = nan ? VF::nan_bits
+                 : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
+      V v;
+      std::memcpy(&v, &bits, sizeof v);
+      return v;
+    }
+    partial_type mag = p;
+    const bool negative = p.limb[limbs - 1] < 0;
+    if (negative) {
+      for (int k = 0; k < limbs; ++k)
+        mag.limb[k] = -mag.limb[k];
+      canonicalise(mag);
+    }
+    int top = limbs - 1;
+    while (top >= 0 && mag.limb[top] == 0)
+      --top;
+    if (rest) {
+      *rest = partial_type{};
+      rest->flags = detail::exact_not_neg_zero;
+    }
+    if (top < 0) { // the exact sum is zero
+      bits = (p.flags & detail::exact_not_neg_zero) ? VB(0) : sign_bit;
+      V v;
+      std::memcpy(&v, &bits, sizeof v);
+      return v;
+    }
+    constexpr int M = VF::fraction_bits;
+    constexpr int L = format::lsb_exponent;
+    const int P = 32 * top + detail::bit_width64(std::uint64_t(mag.limb[top])) - 1; // top bit
+    // t: the exponent of the last bit of RN_V(s); sh = t - L: bits of mag below it.
+    const int t = L + P - M > VF::lsb_exponent ? L + P - M : VF::lsb_exponent;
+    const int sh = t - L;
+    std::uint64_t q;
+    if (sh <= 0) {
+      q = window(mag.limb, 0) << -sh; // exact: mag < 2^(M + 1 + sh)
+    } else {
+      q = window(mag.limb, sh);
+      const bool half = (window(mag.limb, sh - 1) & 1) != 0;
+      const bool sticky = any_below(mag.limb, sh - 1);
+      const bool up = half && (sticky || (q & 1));
+      if (rest) { // s - RN(s) = sign (mag mod 2^sh - up 2^sh)
+        partial_type& r = *rest;
+        for (int j = 0; j < limbs; ++j) {
+          const int lo = 32 * j;
+          if (lo >= sh)
+            r.limb[j] = 0;
+          else if (lo + 32 > sh)
+            r.limb[j] = mag.limb[j] & ((std::int64_t(1) << (sh - lo)) - 1);
+          else
+            r.limb[j] = mag.limb[j];
+        }
+        if (up)
+          r.limb[sh >> 5] -= std::int64_t(1) << (sh & 31);
+        if (negative)
+          for (int j = 0; j < limbs; ++j)
+            r.limb[j] = -r.limb[j];
+        canonicalise(r);
+      }
+      q += up ? 1 : 0;
+    }
+    // q 2^t with q < 2^(M + 1) (2^(M + 1) after a carry): the biased-exponent field counts from
+    // the subnormals' t, and a q of M + 1 bits adds the implicit bit's 1 to it.
+    std::uint64_t b = (std::uint64_t(t - VF::lsb_exponent) << M) + q;
+    if (b > std::uint64_t(VF::inf_bits))
+      b = VF::inf_bits;
+    bits = VB(b) | (negative ? sign_bit : VB(0));
+    V v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }
+};
+
+} // namespace tcr

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Tests for compensated/exact.cuh on the host: the state equals MPFR's exact sum, finish is
+// MPFR's rounding to nearest of it (float, double, df32, dd), on random, ill-conditioned (to
+// condition 1e32), subnormal, near-overflow and tie data; merge trees and splits in random
+// orders give identical bits; special values and zeros.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+#include <tcr/compensated/exact.cuh>
+#include "support/gen.hpp"
+#include "support/merge_tree.hpp"
+#include "support/mpfr_ref.hpp"
+
+namespace {
+
+using tcr::test::mp;
+using tcr::test::rng64;
+
+constexpr mpfr_prec_t state_bits = 2500; // holds any exact_partial<double> value exactly
+
+template <class V>
+auto bits_of(V v) {
+  std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t> b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// The value of a partial, exactly.
+template <class T>
+mp value_of(const tcr::exact_partial<T>& p) {
+  mp s(state_bits), t(state_bits);
+  for (int k = 0; k < tcr::exact_partial<T>::limbs; ++k) {
+    mpfr_set_si_2exp(t.get(), long(p.limb[k]), 32 * k + tcr::detail::exact_format<T>::lsb_exponent,
+                     MPFR_RNDN);
+    mpfr_add(s.get(), s.get(), t.get(), MPFR_RNDN); // exact at this precision
+  }
+  return s;
+}
+
+template <class T>
+tcr::exact_sum<T> sum_of(const std::vector<T>& x) {
+  tcr::exact_sum<T> a;
+  for (T v : x)
+    a.add(v);
+  return a;
+}
+
+template <class T>
+std::vector<double> as_double(const std::vector<T>& x) {
+  return std::vector<double>(x.begin(), x.end());
+}
+
+// Every check of one data set: the partial is canonical and exact, and every finish is MPFR's
+// RN of the exact sum (the pairs: hi = RN(s), lo = RN(s - hi)).
+template <class T>
+void check_exact(const std::vector<T>& x) {
+  const auto a = sum_of(x);
+  const auto p = a.partial();
+  for (int k = 0; k + 1 < tcr::exact_partial<T>::limbs; ++k)
+    REQUIRE((p.limb[k] >= 0 && p.limb[k] < (std::int64_t(1) << 32)));
+  const mp s = tcr::test::exact_sum(as_double(x));
+  REQUIRE(mpfr_cmp(value_of(p).get(), s.get()) == 0);
+  const float ef = s.to_float();
+  const double ed = s.to_double();
+  CHECK(bits_of(a.template finish<float>(p)) == bits_of(ef));
+  CHECK(bits_of(a.template finish<double>(p)) == bits_of(ed));
+  CHECK(bits_of(a.result()) == bits_of(T(std::is_same_v<T, float> ? double(ef) : ed)));
+  mp r(state_bits);
+  const auto pf = a.template finish<tcr::df32>(p);
+  CHECK(bits_of(pf.hi) == bits_of(ef));
+  if (std::isfinite(ef)) {
+    mpfr_sub_d(r.get(), s.get(), double(ef), MPFR_RNDN);
+    CHECK(bits_of(pf.lo) == bits_of(r.to_float()));
+  }
+  const auto pd = a.template finish<tcr::dd>(p);
+  CHECK(bits_of(pd.hi) == bits_of(ed));
+  if (std::isfinite(ed)) {
+    mpfr_sub_d(r.get(), s.get(), ed, MPFR_RNDN);
+    CHECK(bits_of(pd.lo) == bits_of(r.to_double()));
+  }
+}
+
+// Random values with exponents uniform over [emin, emax] and random signs and fractions.
+template <class T>
+std::vector<T> gen_wide(std::size_t n, std::uint64_t seed, int emin, int emax) {
+  rng64 rng(seed);
+  std::vector<T> x(n);
+  for (auto& v : x) {
+    const T m = T(1 + rng.uniform());
+    v = std::ldexp(m, int(rng.integer(emin, emax)));
+    if (rng.coin())
+      v = -v;
+  }
+  return x;
+}
+
+// Random encodings of T: every finite value (subnormals included) equally likely per exponent.
+template <class T>
+std::vector<T> gen_bits(std::size_t n, std::uint64_t seed, bool subnormal_only) {
+  rng64 rng(seed);
+  std::vector<T> x;
+  while (x.size() < n) {
+    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> b;
+    const std::uint64_t r = rng.next();
+    std::memcpy(&b, &r, sizeof b);
+    if (subnormal_only)
+      b &= (decltype(b)(1) << (std::numeric_limits<T>::digits - 1)) - 1 | decltype(b)(1)
+                                                                              << (8 * sizeof b - 1);
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    if (std::isfinite(v))
+      x.push_back(v);
+  }
+  return x;
+}
+
+} // namespace
+
+TEST_CASE_TEMPLATE("exact_sum: random data over the whole range equals MPFR", T, float, double) {
+  constexpr int emax = std::numeric_limits<T>::max_exponent - 1;
+  constexpr int emin = std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed = ", seed);
+    check_exact(gen_wide<T>(1000, seed, emin, emax - 12)); // |sum| < 2^emax: finite
+    check_exact(gen_wide<T>(200, 100 + seed, -30, 30));
+    check_exact(gen_bits<T>(300, 200 + seed, false)); // may overflow: RN gives +-inf
+  }
+}
+
+TEST_CASE_TEMPLATE("exact_sum: ill-conditioned sums (condition 1e0 .. 1e32)", T, float, double) {
+  for (double cond : {1e0, 1e8, 1e16, 1e24, 1e30, 1e32}) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      INFO("seed = ", seed, ", cond = ", cond);
+      check_exact(tcr::test::gen_sum<T>(500, cond, seed));
+      check_exact(tcr::test::gen_cancelling_pairs<T>(501, seed));
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("exact_sum: ends of the range", T, float, double) {
+  const T big = std::numeric_limits<T>::max();
+  const T tiny = std::numeric_limits<T>::denorm_min();
+  const T min_normal = std::numeric_limits<T>::min();
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    INFO("seed = ", seed);
+    rng64 rng(seed);
+    // Near overflow, cancelling to a finite (and tiny) sum.
+    std::vector<T> x;
+    for (int i = 0; i < 64; ++i) {
+      const T v = std::ldexp(T(1 + rng.uniform()),
+                             std::numeric_limits<T>::max_exponent - 1 - int(rng.integer(0, 3)));
+      x.push_back(v);
+      x.push_back(-v);
+    }
+    x.push_back(big);
+    x.push_back(big);
+    x.push_back(-big);
+    x.push_back(tiny);
+    rng.shuffle(x);
+    check_exact(x);
+    const auto a = sum_of(x);
+    CHECK(a.template finish<T>(a.partial()) == big + tiny); // RN(big + tiny) = big
+    // Subnormal-only and mixed.
+    check_exact(gen_bits<T>(1000, 300 + seed, true));
+    auto m = gen_bits<T>(200, 400 + seed, true);
+    for (T v : gen_wide<T>(200, 500 + seed, -40, 40))
+      m.push_back(v);
+    m.push_back(big);
+    m.push_back(-big);
+    rng.shuffle(m);
+    check_exact(m);
+  }
+  // Sums beyond the range round as IEEE: big + big = inf; big + half an ulp of big (the
+  // midpoint to 2^max_exponent) rounds to even, which is inf; just below it stays big.
+  const T half_ulp =
+      std::ldexp(T(1), std::numeric_limits<T>::max_exponent - std::numeric_limits<T>::digits - 1);
+  check_exact(std::vector<T>{big, big});
+  check_exact(std::vector<T>{-big, -big});
+  check_exact(std::vector<T>{big, half_ulp});
+  check_exact(std::vector<T>{big, half_ulp, -tiny});
+  CHECK(sum_of(std::vector<T>{big, half_ulp}).result() == std::numeric_limits<T>::infinity());
+  CHECK(sum_of(std::vector<T>{big, half_ulp, -tiny}).result() == big);
+  CHECK(sum_of(std::vector<T>{-big, -half_ulp}).result() == -std::numeric_limits<T>::infinity());
+  CHECK(sum_of(std::vector<T>{big, big, -big}).result() == big);
+  // Subnormal results are exact; the smallest normal rounds nothing.
+  CHECK(sum_of(std::vector<T>{min_normal, -tiny}).result() == min_normal - tiny);
+  CHECK(sum_of(std::vector<T>{tiny, tiny, tiny}).result() == 3 * tiny);
+}
+
+TEST_CASE_TEMPLATE("exact_sum: ties round to even", T, float, double) {
+  constexpr int d = std::numeric_limits<T>::digits;
+  const T u = std::ldexp(T(1), -d); // half an ulp of 1
+  const T tiny = std::numeric_limits<T>::denorm_min();
+  CHECK(sum_of(std::vector<T>{1, u}).result() == T(1));                // tie, even below
+  CHECK(sum_of(std::vector<T>{1, 2 * u, u}).result() == T(1) + 4 * u); // tie, even above
+  CHECK(sum_of(std::vector<T>{1, u, tiny}).result() == T(1) + 2 * u);  // above the tie
+  CHECK(sum_of(std::vector<T>{1, u, -tiny}).result() == T(1));         // below the tie
+  CHECK(sum_of(std::vector<T>{-1, -u}).result() == T(-1));
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    INFO("seed = ", seed);
+    rng64 rng(seed);
+    // x = an odd or even significand at a random exponent, plus a tie split into pieces.
+    const int e = int(rng.integer(std::numeric_limits<T>::min_exponent + 40,
+                                  std::numeric_limits<T>::max_exponent - 40));
+    const T x = std::ldexp(T(1 + rng.uniform()), e);
+    const T half = std::ldexp(T(1), std::ilogb(x) - d); // half an ulp of x
+    std::vector<T> v{x, half / 2, half / 4, half / 8, half / 8};
+    rng.shuffle(v);
+    check_exact(v);
+    CHECK(sum_of(v).result() == (bits_of(x) % 2 == 0 ? x : std::nextafter(x, T(INFINITY))));
+  }
+}
+
+TEST_CASE("exact_sum<float>: 16- and 8-bit inputs widened exactly") {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    INFO("seed = ", seed);
+    rng64 rng(seed);
+    std::vector<__half> h;
+    std::vector<__nv_bfloat16> b;
+    std::vector<__nv_fp8_e4m3> f43;
+    std::vector<__nv_fp8_e5m2> f52;
+    std::vector<float> hf, bf, f43f, f52f;
+    while (h.size() < 256) {
+      const std::uint64_t r = rng.next();
+      __half hv;
+      __nv_bfloat16 bv;
+      const std::uint16_t r16 = std::uint16_t(r), r16b = std::uint16_t(r >> 16);
+      std::memcpy(&hv, &r16, 2);
+      std::memcpy(&bv, &r16b, 2);
+      __nv_fp8_e4m3 e43;
+      __nv_fp8_e5m2 e52;
+      e43.__x = std::uint8_t(r >> 32);
+      e52.__x = std::uint8_t(r >> 40);
+      if (!std::isfinite(float(hv)) || !std::isfinite(float(bv)) || !std::isfinite(float(e43)) ||
+          !std::isfinite(float(e52)))
+        continue;
+      h.push_back(hv), hf.push_back(float(hv));
+      b.push_back(bv), bf.push_back(float(bv));
+      f43.push_back(e43), f43f.push_back(float(e43));
+      f52.push_back(e52), f52f.push_back(float(e52));
+    }
+    auto check = [](const auto& in, const std::vector<float>& ref) {
+      tcr::exact_sum<float> a, c;
+      for (std::size_t i = 0; i + 4 <= in.size(); i += 4) {
+        const std::remove_cv_t<std::remove_reference_t<decltype(in[0])>> v[4] = {
+            in[i], in[i + 1], in[i + 2], in[i + 3]};
+        a.add(v);
+      }
+      for (float v : ref)
+        c.add(v);
+      const auto p = a.partial(), pc = c.partial();
+      CHECK(std::memcmp(&p, &pc, sizeof p) == 0);
+      const mp s = tcr::test::exact_sum(as_double(ref));
+      CHECK(mpfr_cmp(value_of(p).get(), s.get()) == 0);
+      CHECK(bits_of(a.finish<float>(p)) == bits_of(s.to_float()));
+    };
+    check(h, hf);
+    check(b, bf);
+    check(f43, f43f);
+    check(f52, f52f);
+    tcr::exact_sum<double> d; // every input type also goes into the double state
+    const __half v[2] = {h[0], h[1]};
+    d.add(v);
+    CHECK(d.result() == double(hf[0]) + double(hf[1]));
+  }
+}
+
+TEST_CASE_TEMPLATE("exact_sum: any split and merge order gives the same bits", T, float, double) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed = ", seed);
+    rng64 rng(seed);
+    auto x = seed % 2 ? tcr::test::gen_sum<T>(600, 1e30, seed)
+                      : gen_wide<T>(600, seed, std::numeric_limits<T>::min_exponent - 30,
+                                    std::numeric_limits<T>::max_exponent - 12);
+    const auto ref = sum_of(x).partial();
+    const T ref_result = sum_of(x).template finish<T>(ref);
+    rng.shuffle(x);
+    const std::size_t parts = std::size_t(rng.integer(1, 64));
+    std::vector<tcr::exact_sum<T>> acc(parts);
+    for (T v : x)
+      acc[std::size_t(rng.next() % parts)].add(v);
+    // Accumulators merged in a random tree, and their partials merged in another.
+    const auto [root, height] =
+        tcr::test::random_merge(acc, std::vector<double>(parts, 0.0), rng, 1.0);
+    const auto p1 = root.partial();
+    std::vector<tcr::exact_partial<T>> ps;
+    for (const auto& a : acc)
+      ps.push_back(a.partial());
+    while (ps.size() > 1) {
+      const std::size_t i = std::size_t(rng.next() % ps.size());
+      std::size_t j = std::size_t(rng.next() % (ps.size() - 1));
+      j += j >= i;
+      ps[i] = rng.coin() ? root.merge(ps[i], ps[j]) : root.merge(ps[j], ps[i]);
+      ps.erase(ps.begin() + std::ptrdiff_t(j));
+    }
+    CHECK(std::memcmp(&p1, &ref, sizeof ref) == 0);
+    CHECK(std::memcmp(&ps[0], &ref, sizeof ref) == 0);
+    CHECK(bits_of(root.template finish<T>(ps[0])) == bits_of(ref_result));
+  }
+}
+
+TEST_CASE("exact_sum: the carry-save limit normalises before a limb can overflow") {
+  // Start just below max_adds: the adds and merges that follow must normalise first (or the
+  // state would be wrong after exceeding the bound); the value must stay exact.
+  const float big = std::numeric_limits<float>::max();
+  tcr::exact_sum<float> a, b;
+  a.adds = tcr::exact_sum<float>::max_adds - 3;
+  const float v[4] = {big, -big, big, 1.0f};
+  a.add(v);
+  CHECK(a.adds == 4);
+  CHECK(a.result() == big);
+  b.adds = tcr::exact_sum<float>::max_adds;
+  b.add(-big);
+  CHECK(b.adds == 1);
+  b.adds = tcr::exact_sum<float>::max_adds - 1;
+  b.merge(a);
+  CHECK(b.adds == 1);
+  CHECK(b.result() == 1.0f);
+  // Many adds of the largest piece into one limb without normalising: 2^20 times FLT_MAX (the
+  // sum, 2^20 FLT_MAX, overflows float but is exact in the state and finite as a double).
+  tcr::exact_sum<float> c;
+  for (int i = 0; i < (1 << 20); ++i)
+    c.add(big);
+  CHECK(c.finish<double>(c.partial()) == std::ldexp(double(big), 20));
+  CHECK(c.result() == std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE_TEMPLATE("exact_sum: special values and zeros as plain summation", T, float, double) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  auto res = [](std::vector<T> x) { return sum_of(x).result(); };
+  CHECK(res({1, inf, 2}) == inf);
+  CHECK(res({1, -inf}) == -inf);
+  CHECK(std::isnan(res({inf, -inf})));
+  CHECK(std::isnan(res({1, nan})));
+  CHECK(std::isnan(res({-inf, nan, inf})));
+  // An infinity from the data is not an overflow: inf + (-big) stays inf.
+  CHECK(res({inf, -std::numeric_limits<T>::max()}) == inf);
+  // Zeros: -0 only when every input is -0 (the empty sum too); cancellation gives +0.
+  CHECK(bits_of(tcr::exact_sum<T>{}.result()) == bits_of(T(-0.0)));
+  CHECK(bits_of(res({T(-0.0), T(-0.0)})) == bits_of(T(-0.0)));
+  CHECK(bits_of(res({T(-0.0), T(0.0)})) == bits_of(T(0.0)));
+  CHECK(bits_of(res({T(1), T(-1)})) == bits_of(T(0.0)));
+  CHECK(bits_of(res({T(-1), T(1), T(-0.0)})) == bits_of(T(0.0)));
+  CHECK(bits_of(tcr::exact_sum<T>{}.template empty_result<T>()) == bits_of(T(0.0)));
+  // Flags merge like the values: a NaN in any part makes the whole NaN.
+  tcr::exact_sum<T> a, b;
+  a.add(T(1));
+  b.add(nan);
+  CHECK(std::isnan(a.template finish<T>(a.merge(a.partial(), b.partial()))));
+  CHECK(std::isnan(a.template finish<T>(a.merge(b.partial(), a.partial()))));
+  const auto pd = a.template finish<tcr::dd>(a.merge(a.partial(), b.partial()));
+  CHECK(std::isnan(pd.hi));
+  CHECK(pd.lo == 0.0);
+}
