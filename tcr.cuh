@@ -13,6 +13,7 @@
 #include "compensated/accumulators.cuh"
 #include "compensated/block_sum.cuh"
 #include "compensated/double_word.cuh"
+#include "compensated/exact.cuh"
 #include "compensated/expansion.cuh"
 #include "compensated/reductions.cuh"
 #include "compensated/ssq.cuh"
