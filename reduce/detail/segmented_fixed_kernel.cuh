@@ -57,8 +57,8 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         const std::int64_t first = s * n;
         const auto x = p.segments.template source<0>(p.x, first);
         if constexpr (R::binary)
-          part[u] = team_partial<R>(x, p.segments.template source<1>(p.y, first), n, 1 << t,
-                                    rank, fresh);
+          part[u] =
+              team_partial<R>(x, p.segments.template source<1>(p.y, first), n, 1 << t, rank, fresh);
         else
           part[u] = team_partial<R>(x, p.y, n, 1 << t, rank, fresh);
       }
