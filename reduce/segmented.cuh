@@ -175,19 +175,11 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
   return cudaSuccess;
 }
 
-// Checks, then the one launch of reduction R over the segments (after a memset of the sharing
-// counters where chunks may be shared).
+// The one launch of reduction R over num_segments > 0 checked segments (after a memset of the
+// sharing counters where chunks may be shared).
 template <class R, class Segments>
-cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
-                   const segmented_params<R, Segments>& p, cudaStream_t stream,
-                   const typename R::accumulator& fresh) {
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = temp_bytes_for<R>(p.segments);
-    return cudaSuccess;
-  }
-  const cudaError_t checked = check(temp_storage_bytes, p);
-  if (checked != cudaSuccess || p.num_segments == 0)
-    return checked;
+cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segments>& p,
+                           cudaStream_t stream, const typename R::accumulator& fresh) {
   if constexpr (std::is_same_v<Segments, fixed_segments>) {
     if (p.segments.size <= segmented_warp_max) { // one tier for all: segmented_fixed_kernel
       fixed_params<R> fp{p.x, p.y, p.out, p.segments, p.num_segments, tier_of<R>(p.segments.size)};
@@ -221,6 +213,21 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
   return cudaPeekAtLastError();
 }
 
+// The size query, or the checks and then the launch.
+template <class R, class Segments>
+cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                   const segmented_params<R, Segments>& p, cudaStream_t stream,
+                   const typename R::accumulator& fresh) {
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = temp_bytes_for<R>(p.segments);
+    return cudaSuccess;
+  }
+  const cudaError_t checked = check(temp_storage_bytes, p);
+  if (checked != cudaSuccess || p.num_segments == 0)
+    return checked;
+  return launch_checked(d_temp_storage, p, stream, fresh);
+}
+
 template <class R, class Segments, class XS, class YS, class OutIt>
 segmented_params<R, Segments> params_for(const XS& x, const YS& y, const OutIt& out,
                                          std::int64_t num_segments, const Segments& segments) {
@@ -246,7 +253,8 @@ inline constexpr std::int64_t rows_automatic_max = std::is_same_v<X, __half> ? 1
 // The tensor-core row path (reduce/detail/segmented_rows_kernel.cuh) for a fixed-size Sum or
 // Asum of __half (Accuracy::fast) or e4m3 (any mode) through a pointer: whether it applies
 // (sizes a multiple of row_multiple, at most segmented_warp_max, an input aligned to 8 bytes,
-// a GPU with the MMAs) and is asked for or chosen; launched into *launched.
+// a GPU with the MMAs) and is asked for or chosen; launched into *launched. p is checked and
+// has segments.
 template <op_kind Op, class R, class Segments>
 cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream,
                      const typename R::accumulator& fresh, ReduceOptions options, bool& launched) {
@@ -261,7 +269,7 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
     const bool wanted = options.engine == Engine::tensor_core ||
                         (options.engine == Engine::automatic && n >= rows_automatic_min<X> &&
                          n <= rows_automatic_max<X>);
-    if (!mode_ok || !fits || !wanted || p.num_segments <= 0)
+    if (!mode_ok || !fits || !wanted)
       return cudaSuccess;
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
@@ -311,6 +319,7 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
         return err;
       if (options.engine == Engine::tensor_core)
         return cudaErrorNotSupported; // no tensor-core path for this case
+      return launch_checked(d_temp_storage, p, stream, fresh);
     }
     return launch(d_temp_storage, temp_storage_bytes, p, stream, fresh);
   }
