@@ -11,7 +11,8 @@ set(tcr_bench_case_sources
   device_bench_cublas.cu
   device_bench_tcr_sum.cu
   device_bench_tcr_dot.cu
-  device_bench_tcr_norms.cu)
+  device_bench_tcr_norms.cu
+  device_bench_tcr_exact.cu)
 
 # An OBJECT library: its objects are linked whole, so the static registrations of every case stay.
 add_library(tcr_bench_cases OBJECT ${tcr_bench_case_sources})

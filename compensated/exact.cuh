@@ -72,6 +72,10 @@
 
 namespace tcr {
 
+// The tag of exact_sum<float_products> and exact_partial<float_products>: exact sums of
+// products x y of two float-range values (Dot and Nrm2 in the exact modes).
+struct float_products {};
+
 namespace detail {
 // The format of the values an exact state holds and of the results it rounds to.
 template <class T>
@@ -85,6 +89,8 @@ struct exact_format<float> {
   static constexpr bits_type inf_bits = 0x7f800000u; // +inf
   static constexpr bits_type nan_bits = 0x7fc00000u; // the default quiet NaN
   static constexpr int exponent_mask = 0xff;
+  // Limbs up to the one the top piece of the largest input reaches.
+  static constexpr int limbs = max_position / 32 + (fraction_bits + 31 + 31) / 32;
 };
 template <>
 struct exact_format<double> {
@@ -95,6 +101,37 @@ struct exact_format<double> {
   static constexpr bits_type inf_bits = 0x7ff0000000000000ull;
   static constexpr bits_type nan_bits = 0x7ff8000000000000ull;
   static constexpr int exponent_mask = 0x7ff;
+  static constexpr int limbs = max_position / 32 + (fraction_bits + 31 + 31) / 32;
+};
+// Sums of products of two float-range values (exact_sum<float_products>, the state of the exact
+// Dot and Nrm2 of compensated/exact_binned.cuh): only add_aligned feeds it. A product and its
+// pieces are multiples of 2^-298 below 2^256, so the last bit is at L = -298; 19 limbs put the
+// top limb at 2^(32 * 18 - 298) = 2^278, where it holds the carries of any sum of fewer than
+// 2^40 products (|s| < 2^296: the top limb stays below 2^18).
+template <>
+struct exact_format<float_products> {
+  using bits_type = std::uint32_t;
+  static constexpr int fraction_bits = 23;
+  static constexpr int lsb_exponent = -298;
+  static constexpr int limbs = 19;
+};
+// The 16-bit formats, as results only (finish<__half>, finish<__nv_bfloat16>: one rounding of
+// the exact sum, never a rounding to float first).
+template <>
+struct exact_format<__half> {
+  using bits_type = std::uint16_t;
+  static constexpr int fraction_bits = 10;
+  static constexpr int lsb_exponent = -24;
+  static constexpr bits_type inf_bits = 0x7c00u;
+  static constexpr bits_type nan_bits = 0x7e00u;
+};
+template <>
+struct exact_format<__nv_bfloat16> {
+  using bits_type = std::uint16_t;
+  static constexpr int fraction_bits = 7;
+  static constexpr int lsb_exponent = -133;
+  static constexpr bits_type inf_bits = 0x7f80u;
+  static constexpr bits_type nan_bits = 0x7fc0u;
 };
 
 // 64 - (number of leading zero bits of x), x != 0: the position of the top set bit plus one.
@@ -121,11 +158,11 @@ enum exact_flag : std::uint32_t {
 // merge() are canonical (limbs 0 .. NL - 2 in [0, 2^32)), so equal sums have equal bits.
 template <class T>
 struct exact_partial {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "tcr::exact_partial<T>: T must be float or double");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, float_products>,
+                "tcr::exact_partial<T>: T must be float, double or tcr::float_products");
   using format = detail::exact_format<T>;
-  // Limbs up to the one the top piece of the largest input reaches.
-  static constexpr int limbs = format::max_position / 32 + (format::fraction_bits + 31 + 31) / 32;
+  static constexpr int limbs = format::limbs;
   std::int64_t limb[limbs] = {}; // [limbs] radix 2^32 digits, carry-save between normalisations
   std::uint32_t flags = 0;       // detail::exact_flag bits
 };
@@ -134,8 +171,10 @@ struct exact_partial {
 // reproducibility proof). Models the accumulator concept of compensated/reductions.cuh.
 template <class T>
 struct exact_sum {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "tcr::exact_sum<T>: T must be float or double");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, float_products>,
+                "tcr::exact_sum<T>: T must be float, double or tcr::float_products (add_aligned "
+                "only)");
   using value_type = T;
   using partial_type = exact_partial<T>;
   using compact_type = void;
@@ -166,6 +205,55 @@ struct exact_sum {
   TCR_HD void add(T v) {
     const T x[1] = {v};
     add(x);
+  }
+
+  // Folds in a double v that is -0, +0, +-inf, NaN, or finite, an integer multiple of 2^L and
+  // below 2^(L + 32 limbs + 11) in magnitude (2^160 for float, every finite double for double):
+  // the partial sums of compensated/exact_binned.cuh. Exact: m 2^e with m < 2^53 is cut into
+  // pieces as add_one cuts an input; pieces above the top limb go into it, shifted (the top
+  // limb's own bound, header comment). Counts as one add; -0 leaves the zero-sign flag alone
+  // (the empty state's -0), as an input of -0 does.
+  TCR_HD void add_aligned(double v) {
+    if (adds + 1u > max_adds)
+      normalise();
+    ++adds;
+    std::uint64_t u;
+    std::memcpy(&u, &v, sizeof u);
+    const int e = int(u >> 52) & 0x7ff;
+    const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
+    const bool negative = (u >> 63) != 0;
+    if (e == 0x7ff) {
+      state.flags |= detail::exact_not_neg_zero |
+                     (frac != 0 ? detail::exact_nan
+                                : (negative ? detail::exact_neg_inf : detail::exact_pos_inf));
+      return;
+    }
+    if (u != (std::uint64_t(1) << 63))
+      state.flags |= detail::exact_not_neg_zero;
+    if ((u << 1) == 0)
+      return; // +-0
+    // v = m 2^(e - 1075) (v >= 2^L is normal in double, L >= -1074 covers the double
+    // subnormals: e = 0 has m = frac and exponent -1074).
+    std::uint64_t m = e != 0 ? frac | (std::uint64_t(1) << 52) : frac;
+    int pos = (e != 0 ? e : 1) - 1075 - format::lsb_exponent;
+    if (pos < 0) { // trailing zero bits of m below 2^L: v is a multiple of 2^L
+      m >>= -pos;
+      pos = 0;
+    }
+    const int k = pos >> 5;
+    const int s = pos & 31;
+    const std::int64_t smask = negative ? -1 : 0;
+    const std::uint32_t piece[3] = {std::uint32_t(m << s), std::uint32_t((m >> 1) >> (31 - s)),
+                                    std::uint32_t((m >> 1) >> (63 - s))};
+    TCR_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const std::int64_t d = (std::int64_t(piece[j]) ^ smask) - smask;
+      const int at = k + j;
+      if (at < limbs - 1)
+        state.limb[at] += d;
+      else
+        state.limb[limbs - 1] += d * (std::int64_t(1) << (32 * (at - (limbs - 1))));
+    }
   }
 
   TCR_HD void merge(const exact_sum& o) {
@@ -207,9 +295,14 @@ struct exact_sum {
   template <class Out>
   TCR_HD Out finish(const partial_type& p) const {
     static_assert(std::is_same_v<Out, float> || std::is_same_v<Out, double> ||
-                      std::is_same_v<Out, df32> || std::is_same_v<Out, dd>,
-                  "tcr::exact_sum::finish: Out is float, double, tcr::df32 or tcr::dd");
-    if constexpr (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>) {
+                      std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||
+                      std::is_same_v<Out, df32> || std::is_same_v<Out, dd> ||
+                      std::is_same_v<Out, partial_type>,
+                  "tcr::exact_sum::finish: Out is float, double, __half, __nv_bfloat16, "
+                  "tcr::df32, tcr::dd or the partial itself");
+    if constexpr (std::is_same_v<Out, partial_type>) {
+      return p;
+    } else if constexpr (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>) {
       using V = typename Out::value_type;
       partial_type rest;
       const V hi = round_canonical<V>(p, &rest);
@@ -222,7 +315,12 @@ struct exact_sum {
   }
   template <class Out>
   TCR_HD Out empty_result() const {
-    return Out(0);
+    if constexpr (std::is_same_v<Out, partial_type>)
+      return partial_type{}; // the identity of merge (it finishes to -0, see exact_finish)
+    else if constexpr (std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>)
+      return Out(0.0f);
+    else
+      return Out(0);
   }
   // The sum rounded to T.
   TCR_HD T result() const { return finish<T>(partial()); }
@@ -385,5 +483,25 @@ private:
     return v;
   }
 };
+
+template <class T>
+inline constexpr bool is_exact_partial_v = false;
+template <class T>
+inline constexpr bool is_exact_partial_v<exact_partial<T>> = true;
+
+// The partial states of two parts of the data (written by DeviceReduce's exact modes into an
+// exact_partial result, or by exact_sum::partial), merged: the state of all of it, bitwise the
+// same for any split and any order of merges (header comment).
+template <class T>
+TCR_HD exact_partial<T> exact_merge(const exact_partial<T>& a, const exact_partial<T>& b) {
+  return exact_sum<T>{}.merge(a, b);
+}
+// The exact sum that p stands for rounded once into Out (exact_sum::finish). The empty partial
+// (no part held any input) gives -0, the identity of IEEE addition; DeviceReduce's Sum of no
+// elements writes +0 into a value result, as CUB does.
+template <class Out, class T>
+TCR_HD Out exact_finish(const exact_partial<T>& p) {
+  return exact_sum<T>{}.template finish<Out>(p);
+}
 
 } // namespace tcr

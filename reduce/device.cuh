@@ -82,6 +82,8 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include "../compensated/exact.cuh"
+#include "../compensated/exact_binned.cuh"
 #include "../compensated/reductions.cuh"
 #include "detail/device_kernel.cuh"
 #include "detail/extrema.cuh"
@@ -91,7 +93,7 @@
 
 namespace tcr {
 
-enum class Accuracy { compensated, fast };
+enum class Accuracy { compensated, fast, reproducible, correctly_rounded };
 enum class Engine { automatic, tensor_core, cuda_core };
 struct ReduceOptions {
   Accuracy accuracy = Accuracy::compensated;
@@ -207,6 +209,10 @@ std::size_t temp_bytes_for(std::int64_t n, int elem_bytes) {
 }
 
 inline constexpr int max_devices = 64;
+
+// Tests only: a positive value caps the grid of the next launches from this host thread (as a
+// GPU with fewer SMs would); 0, the default, leaves the grid to the occupancy query.
+inline thread_local int grid_limit_for_tests = 0;
 
 // compute() for this device, cached in cache (one slot per device, 0 = not known yet). compute
 // returns a positive value, or 0 where its query failed: that answer is not cached and the
@@ -355,6 +361,8 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   if (err != cudaSuccess)
     return err;
   int grid = resident_blocks<kernel, c.threads>(device);
+  if (grid_limit_for_tests > 0 && grid > grid_limit_for_tests)
+    grid = grid_limit_for_tests; // tests of reproducibility: another GPU's grid
   if (grid > by_size)
     grid = static_cast<int>(by_size);
   const std::uintptr_t base =
@@ -435,11 +443,73 @@ constexpr bool reduce_types_ok() {
   return out_ok && std::is_trivially_copyable_v<Op> && binary_op;
 }
 
+// Accuracy::reproducible and Accuracy::correctly_rounded: the exact accumulators
+// (compensated/exact_binned.cuh for the float-range types, compensated/exact.cuh's exact_sum
+// for double sums), in blocks of the bins' thread count.
+template <op_kind Op, class X, class Y, class Out>
+struct exact_accumulator_of {
+  static constexpr bool dot_like = Op == op_kind::dot || Op == op_kind::nrm2;
+  // Dot and Nrm2 of double operands, and Nrm2 into a pair, have no exact path
+  // (cudaErrorNotSupported).
+  static constexpr bool supported =
+      !dot_like || (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
+                    !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
+  using type = std::conditional_t<
+      dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
+      std::conditional_t<std::is_same_v<X, double>, exact_sum<double>, binned_exact_sum<X, 256>>>;
+};
+template <class A, class = void>
+struct exact_threads_of : std::integral_constant<int, 256> {};
+template <class A>
+struct exact_threads_of<A, std::void_t<decltype(A::threads)>>
+    : std::integral_constant<int, A::threads> {};
+template <op_kind Op, class R>
+struct exact_plan {
+  static constexpr int threads = exact_threads_of<typename R::accumulator>::value;
+  static constexpr launch_plan value = {threads,
+                                        std::is_same_v<typename R::x_type, double> ? 2 : 4,
+                                        threads,
+                                        64,
+                                        std::int64_t(1) << 15,
+                                        4,
+                                        std::numeric_limits<std::int64_t>::max()};
+};
+
+// Sum, Asum, Dot, Nrm2 in the exact modes. Dot and Nrm2 of double operands and Nrm2 into df32 or
+// dd have no exact path (cudaErrorNotSupported, after the size query and before anything runs),
+// nor have the tensor-core engines.
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
+cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
+                      const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
+                      ReduceOptions options) {
+  using E = exact_accumulator_of<Op, X, Y, Out>;
+  if constexpr (E::supported) {
+    using Acc = typename E::type;
+    constexpr bool binary = Op == op_kind::dot;
+    using R = reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, Op == op_kind::asum, XS,
+                        std::conditional_t<binary, YS, const X*>, OutIt>;
+    if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
+      return cudaErrorNotSupported;
+    return launch<Op, R, engine_kind::cuda_core, exact_plan<Op, R>>(
+        d_temp_storage, temp_storage_bytes, params_for<R>(xs, ys, out, n), stream, Acc{});
+  } else {
+    (void)xs, (void)ys, (void)out, (void)n, (void)stream, (void)options;
+    if (d_temp_storage == nullptr) {
+      temp_storage_bytes = 1;
+      return cudaSuccess;
+    }
+    return cudaErrorNotSupported;
+  }
+}
+
 // Sum, Asum, Dot, Nrm2 of the floating-point input types.
 template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
 cudaError_t run_floating(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
                          const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
                          ReduceOptions options) {
+  if (options.accuracy == Accuracy::reproducible || options.accuracy == Accuracy::correctly_rounded)
+    return run_exact<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                    options);
   using R = sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
   const typename R::accumulator fresh{};
   const kernel_params<R> p = params_for<R>(xs, ys, out, n);
@@ -491,7 +561,22 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
   const auto ys = source_of(y);
   using XS = std::remove_const_t<decltype(xs)>;
   using YS = std::remove_const_t<decltype(ys)>;
-  if constexpr (!sum_like_types_ok<Op, X, Y, Out>()) {
+  if constexpr (is_exact_partial_v<Out>) {
+    // The exact modes' partial state as the result (a value to merge with exact_merge).
+    using E = exact_accumulator_of<Op, X, Y, Out>;
+    static_assert(is_input_type_v<X> && is_input_type_v<Y> && E::supported,
+                  "tcr: an exact_partial result: Sum, Asum, Dot or Nrm2 of floating-point input "
+                  "types (Dot and Nrm2: not double)");
+    static_assert(std::is_same_v<Out, typename E::type::partial_type>,
+                  "tcr: the exact partial of Sum and Asum of double inputs is "
+                  "tcr::exact_partial<double>, of the other input types tcr::exact_partial<float>; "
+                  "of Dot and Nrm2, tcr::exact_partial<tcr::float_products>");
+    if (options.accuracy != Accuracy::reproducible &&
+        options.accuracy != Accuracy::correctly_rounded && d_temp_storage != nullptr)
+      return cudaErrorInvalidValue;
+    return run_exact<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                    options);
+  } else if constexpr (!sum_like_types_ok<Op, X, Y, Out>()) {
     return cudaErrorInvalidValue; // not reached: a static_assert stops the build
   } else if constexpr (is_integer_input_v<X>) {
     if (options.engine == Engine::tensor_core)

@@ -17,6 +17,10 @@ inline const char* name(Accuracy a) {
     return "compensated";
   case Accuracy::fast:
     return "fast";
+  case Accuracy::reproducible:
+    return "reproducible";
+  case Accuracy::correctly_rounded:
+    return "correctly_rounded";
   }
   return "?";
 }

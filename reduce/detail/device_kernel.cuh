@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include "../../compensated/convert.cuh"
 #include "../block.cuh"
 #include "../warp.cuh"
@@ -49,6 +50,13 @@ inline constexpr std::size_t storage_align = 256;
 template <class T>
 inline constexpr bool is_vector_element_v = is_input_type_v<T> ||
                                             (std::is_integral_v<T> && !std::is_same_v<T, bool>);
+
+// Accumulators with per-thread state outside their own bytes (the shared-memory bins of
+// compensated/exact_binned.cuh) offer prepare(), which the kernel calls once per thread first.
+template <class A, class = void>
+struct has_prepare : std::false_type {};
+template <class A>
+struct has_prepare<A, std::void_t<decltype(std::declval<A&>().prepare())>> : std::true_type {};
 
 // How a warp folds full rounds of vectors.
 enum class engine_kind {
@@ -319,6 +327,8 @@ __global__ void __launch_bounds__(Threads)
       r_seen = peek_arrival(p.arrival);
 
   thread_state<R, E> r_state{fresh, fresh};
+  if constexpr (has_prepare<Acc>::value)
+    r_state.acc.prepare();
 
   // 1. Load -> accumulate. Vector region: vectors v = tid, tid + stride, ..., Unroll per round.
   constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)

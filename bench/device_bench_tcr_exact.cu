@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr benchmarks: tcr::DeviceReduce::Sum, Asum, Dot and Nrm2 in the exact modes
+// (Accuracy::correctly_rounded and Accuracy::reproducible, which run the same exact
+// accumulation), for every input type (Dot and Nrm2: not f64, which has no exact path).
+#include "common/tcr_cases.cuh"
+
+namespace tcr::bench {
+namespace {
+
+template <class In>
+void add_for() {
+  using Out = result_t<In>;
+  for (Accuracy acc : {Accuracy::correctly_rounded, Accuracy::reproducible}) {
+    for (op_kind op : {op_kind::sum, op_kind::asum, op_kind::dot, op_kind::nrm2}) {
+      if (std::is_same_v<In, double> && (op == op_kind::dot || op == op_kind::nrm2))
+        continue;
+      bench_case c;
+      c.op = op;
+      c.type = dtype_of<In>();
+      c.method = std::string("tcr.") + tcr_cases::name(acc) + ".automatic";
+      const char* fn = op == op_kind::sum    ? "Sum"
+                       : op == op_kind::asum ? "Asum"
+                       : op == op_kind::dot  ? "Dot"
+                                             : "Nrm2";
+      c.note = std::string("tcr::DeviceReduce::") + fn +
+               ", accuracy " + tcr_cases::name(acc) + ", engine automatic (the CUDA cores)";
+      // Both modes run the same kernel: only correctly_rounded in the quick run.
+      c.quick = acc == Accuracy::correctly_rounded;
+      const ReduceOptions options{acc, Engine::automatic};
+      c.call = [options, op](void* temp, std::size_t& bytes, const call_args& a) {
+        const auto* x = static_cast<const In*>(a.x);
+        auto* out = static_cast<Out*>(a.out);
+        switch (op) {
+        case op_kind::sum:
+          return DeviceReduce::Sum(temp, bytes, x, out, a.n, a.stream, options);
+        case op_kind::asum:
+          return DeviceReduce::Asum(temp, bytes, x, out, a.n, a.stream, options);
+        case op_kind::dot:
+          return DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y), out, a.n,
+                                   a.stream, options);
+        default:
+          return DeviceReduce::Nrm2(temp, bytes, x, out, a.n, a.stream, options);
+        }
+      };
+      cases().push_back(std::move(c));
+    }
+  }
+}
+
+const case_adder add{[] { for_each_input_type([](auto t) { add_for<decltype(t)>(); }); }};
+
+} // namespace
+} // namespace tcr::bench

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr: the exact sum of float-range inputs at memory bandwidth (device code): per-thread bins of
+// doubles in which every addition is exact, flushed into an exact_sum<float> (compensated/
+// exact.cuh) before any bin could round. The accumulator of Accuracy::correctly_rounded and
+// Accuracy::reproducible Sum and Asum (reduce/device.cuh).
+//
+//   binned_exact_sum<X, Threads>   inputs X: float, __half, __nv_bfloat16, __nv_fp8_e4m3,
+//                                  __nv_fp8_e5m2 (each widened exactly to float first)
+//
+// Why a double add is exact here. Every input x is a float (widened exactly), so x = k 2^(e - 23)
+// with |k| < 2^24 integer, e its exponent (e = -126 for subnormals). Bin b holds the inputs whose
+// float bit pattern has (bits >> Shift) & (Bins - 1) = b, i.e. a fixed range of W = 2^(Shift - 23)
+// consecutive biased exponents [W b, W b + W) (sign excluded: it is bit 31, masked off). In bin
+// b, every x is a multiple of g_b = 2^(max(W b, 1) - 150) (the least spacing of those exponents;
+// for W b = 0 the subnormals' 2^-149) and |x| < 2^(W b + W - 127), so x / g_b is an integer of
+// magnitude below 2^(W - 1 + 24) for b >= 1 and 2^(W - 2 + 24) for b = 0 (the W exponents, the
+// 24-bit significand), and any sum of at most N such inputs is an integer multiple of g_b below
+// N 2^(W + 23) in magnitude. With N 2^(W + 23) <= 2^53 that sum is a double (53 bits from g_b
+// up), so each bin += x rounds nothing: the bin holds the exact sum of its inputs. The bins are
+// flushed (exact_sum<float>::add_aligned: each bin value is a multiple of g_b >= 2^-149, below
+// 2^(128 + 53 - 23) = 2^158 < 2^160) and cleared every N inputs a thread adds:
+//   float:     W = 16 (Shift 27, 16 bins), N = 2^14
+//   bfloat16:  8 significand bits, so |x / g_b| < 2^(W - 1 + 8): W = 32 (Shift 28, 8 bins),
+//              N = 2^13 (2^13 2^(32 + 7) <= 2^52)
+//   half, e4m3, e5m2: one bin (the whole range of the type): x is a multiple of 2^-24 (half),
+//              2^-9 (e4m3), 2^-16 (e5m2), below 2^16, 2^9, 2^16: ratios below 2^40, 2^18, 2^32,
+//              N = 2^13, 2^30, 2^21; the bin is a register. e4m3 sums groups of 64 inputs in
+//              float first, exactly (64 (2^18 - 1) < 2^24 multiples of 2^-9), then adds the
+//              group's float to the bin: one conversion per 64 inputs.
+// Addition alone, no products: floating-point contraction cannot apply, and nothing rounds, so
+// the result is a function of the multiset of inputs (the bins, the flushes and the merges are
+// exact): bitwise identical for any order, thread count, grid, alignment or split of the data.
+//
+// Special values. Inf and NaN inputs fall into the top bin (float, bfloat16: biased exponent
+// 255) or the one bin and stay there under IEEE addition (inf + finite = inf, inf + -inf = NaN,
+// NaN + x = NaN); a flushed non-finite bin sets the exact_sum flags, which give NaN if a NaN was
+// seen or both infinities were, else the infinity (the same rule: plain summation's). A finite
+// sum cannot overflow a bin (|bin| < 2^158). Zeros: each bin starts at -0 and stays -0 only
+// while every input it took was -0 (IEEE RN: -0 + -0 = -0, -0 + +0 = +0, x + -x = +0), so the
+// flags' zero sign is exactly the one the inputs give.
+//
+// Cost per element (SASS expected): the widening, F2F.F64.F32, then for the bins a shift and a
+// mask for the bin, an address, LDS.64, DADD, STS.64 (a register DADD for one bin). The bins
+// live in shared memory, bins[b][thread] (stride Threads doubles): a warp's 32 lanes reading
+// any mix of bins touch 32 consecutive-thread doubles per bin row, 2 wavefronts, no bank
+// conflicts. Shared memory: Bins * Threads * 8 bytes (float, 256 threads: 32 KB).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include "config.cuh"
+#include "convert.cuh"
+#include "exact.cuh"
+
+namespace tcr {
+namespace detail {
+
+// The bins of each input type (header comment).
+template <class X>
+struct exact_bins_of;
+template <>
+struct exact_bins_of<float> {
+  static constexpr int bins = 16;
+  static constexpr int shift = 27;
+  static constexpr std::uint32_t max_adds = 1u << 14;
+  static constexpr int float_group = 1;
+};
+template <>
+struct exact_bins_of<__nv_bfloat16> {
+  static constexpr int bins = 8;
+  static constexpr int shift = 28;
+  static constexpr std::uint32_t max_adds = 1u << 13;
+  static constexpr int float_group = 1;
+};
+template <>
+struct exact_bins_of<__half> {
+  static constexpr int bins = 1;
+  static constexpr int shift = 0;
+  static constexpr std::uint32_t max_adds = 1u << 13;
+  static constexpr int float_group = 1;
+};
+template <>
+struct exact_bins_of<__nv_fp8_e4m3> {
+  static constexpr int bins = 1;
+  static constexpr int shift = 0;
+  static constexpr std::uint32_t max_adds = 1u << 30;
+  // 64 inputs (multiples of 2^-9 below 2^9) sum exactly in float: 64 (2^18 - 1) < 2^24.
+  static constexpr int float_group = 64;
+};
+template <>
+struct exact_bins_of<__nv_fp8_e5m2> {
+  static constexpr int bins = 1;
+  static constexpr int shift = 0;
+  static constexpr std::uint32_t max_adds = 1u << 21;
+  static constexpr int float_group = 1;
+};
+
+inline constexpr std::uint64_t negative_zero_bits = std::uint64_t(1) << 63;
+} // namespace detail
+
+// binned_exact_sum<X, Threads>: the exact sum of inputs X (header comment), for blocks of at
+// most Threads threads (the bins' stride). Models the accumulator concept of
+// compensated/reductions.cuh (partial, merge, finish, empty_result), plus prepare(), which
+// device code calls once per thread before the first add (reduce/detail/device_kernel.cuh).
+// The partial is exact_partial<float>, canonical, so equal sums have equal bits.
+template <class X, int Threads>
+struct binned_exact_sum {
+  using policy = detail::exact_bins_of<X>;
+  static constexpr int bins = policy::bins;
+  static constexpr int threads = Threads;
+  static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_sum: whole warps");
+  static_assert(bins == 1 || bins * Threads * 8 <= 48 * 1024,
+                "tcr::binned_exact_sum: the bins of a block fit 48 KB of static shared memory");
+  using value_type = float;
+  using partial_type = exact_partial<float>;
+  using compact_type = void;
+
+  exact_sum<float> flushed; // the bins flushed so far
+  double one_bin = 0.0;     // the bin of the one-bin types (a register)
+  std::uint32_t adds = 0;   // inputs since the last flush
+
+#if defined(__CUDACC__)
+  // This thread's first bin; bin b at [b * Threads].
+  __device__ static double* my_bins() {
+    __shared__ double s_bins[bins > 1 ? bins * Threads : 1];
+    return s_bins + threadIdx.x;
+  }
+
+  // Empty bins: -0 each (header comment: the zero sign).
+  __device__ void prepare() {
+    clear_bins();
+    adds = 0;
+  }
+
+  template <int N>
+  __device__ void add(const X (&x)[N]) {
+    static_assert(N >= 1 && std::uint32_t(N) <= policy::max_adds, "tcr::binned_exact_sum::add");
+    if (adds + std::uint32_t(N) > policy::max_adds)
+      flush();
+    adds += std::uint32_t(N);
+    float f[N];
+    widen_all(x, f);
+    if constexpr (bins > 1) {
+      double* b = my_bins();
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, &f[i], sizeof u);
+        b[((u >> policy::shift) & (bins - 1)) * Threads] += static_cast<double>(f[i]);
+      }
+    } else if constexpr (policy::float_group > 1) {
+      // Groups of float_group inputs summed in float first, exactly (policy comment).
+      TCR_UNROLL
+      for (int i0 = 0; i0 < N; i0 += policy::float_group) {
+        float g = f[i0];
+        TCR_UNROLL
+        for (int i = i0 + 1; i < N && i < i0 + policy::float_group; ++i)
+          g += f[i];
+        one_bin += static_cast<double>(g);
+      }
+    } else {
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i)
+        one_bin += static_cast<double>(f[i]);
+    }
+  }
+
+  // The bins into `flushed`, and cleared. Not inlined: it runs once per max_adds inputs, and
+  // a copy at every call site would multiply the kernel's code (which a cold launch fetches).
+  __device__ __noinline__ void flush() {
+    fold_bins(flushed);
+    clear_bins();
+    adds = 0;
+  }
+
+  __device__ partial_type partial() const {
+    exact_sum<float> total = flushed;
+    fold_bins(total);
+    return total.partial();
+  }
+#endif
+
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return flushed.merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    return flushed.template finish<Out>(p);
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return flushed.template empty_result<Out>();
+  }
+
+private:
+#if defined(__CUDACC__)
+  __device__ void clear_bins() {
+    if constexpr (bins > 1) {
+      double* b = my_bins();
+      TCR_UNROLL
+      for (int k = 0; k < bins; ++k)
+        b[k * Threads] = -0.0;
+    } else {
+      one_bin = -0.0;
+    }
+  }
+  // Empty bins (-0) are skipped: add_aligned(-0) changes nothing.
+  __device__ __noinline__ void fold_bins(exact_sum<float>& into) const {
+    if constexpr (bins > 1) {
+      const double* b = my_bins();
+#pragma unroll 1
+      for (int k = 0; k < bins; ++k) {
+        const double v = b[k * Threads];
+        if (__double_as_longlong(v) != static_cast<long long>(detail::negative_zero_bits))
+          into.add_aligned(v);
+      }
+    } else {
+      into.add_aligned(one_bin);
+    }
+  }
+#endif
+};
+
+namespace detail {
+// The bins of the exact Dot and Nrm2 (binned_exact_dot): products and their pieces binned by
+// their double exponent E (biased), 16 exponents a bin, from E = 720 (2^-303: below the least
+// nonzero piece, 2^-298) to E = 1279 (2^256: above the largest finite product): 35 bins, the
+// bin index clamped, so zeros (E = 0) go to bin 0 and Inf / NaN (E = 2047) to the top bin.
+inline constexpr int product_bin_base = 720 >> 4;                       // 45
+inline constexpr int product_bins = (1279 >> 4) - product_bin_base + 1; // 35
+// A piece has at most 24 significant bits, so in a bin of 16 exponents it is an integer
+// multiple of the bin's least spacing below 2^(16 + 23): 2^14 pieces sum exactly (header).
+inline constexpr std::uint32_t product_max_pieces = 1u << 14;
+
+// Whether products of X and Y values are exact in float-significand pieces of 24 bits without
+// a split: both significands of at most 12 bits (half, bfloat16, fp8).
+template <class X>
+inline constexpr int significand_bits =
+    std::is_same_v<X, float> ? 24 : std::is_same_v<X, __half> ? 11
+                                   : std::is_same_v<X, __nv_bfloat16> ? 8
+                                   : std::is_same_v<X, __nv_fp8_e4m3> ? 4 : 3;
+} // namespace detail
+
+// binned_exact_dot<X, Y, Threads, Squares>: the exact sum of products x_i y_i (Squares: of
+// x_i^2, one operand) of float-range inputs, for blocks of at most Threads threads. Models the
+// accumulator concept like binned_exact_sum; its partial is exact_partial<float_products>.
+// finish<Out> rounds the exact sum once (Dot); with Squares (Nrm2), the result is
+// sqrt(RN_double(s)) rounded to Out: within 1 ulp of the true norm (the two double roundings add
+// less than 2^-52 relative error before the rounding to Out; for a double result, RN(s) then a
+// correctly rounded sqrt: at most 0.5 + 2^-1 u, under 1 ulp).
+//
+// Exactness. Each product p = x y of two floats is exact in double (24 + 24 < 53 significand
+// bits, exponents within double's range), and a multiple of 2^-298 (x and y are multiples of
+// 2^-149). p is cut into hi = p with its low 29 fraction bits cleared (24 significant bits) and
+// lo = p - hi (below 2^-23 |p|, a multiple of p's last bit 2^(e - 47): at most 24 significant
+// bits); both are exact, multiples of 2^-298 (lo is computed as -(hi - p): the
+// same value, and -0 rather than +0 where lo vanishes, so a zero lo leaves the zero sign alone);
+// where both significands have at most 12 bits p itself has at most 24 and is not cut. Each
+// piece goes to the bin of its own exponent, where the argument of binned_exact_sum applies with
+// 16 exponents and 24 bits: every bin holds an exact sum for up to 2^14 pieces, after which the
+// thread flushes its bins into an exact_sum<float_products>. Contraction: p - hi may become an
+// FMA of x, y and -hi, which computes the same exact value (p is exact), so contraction changes
+// nothing. A non-finite p goes whole into the top bin (lo = 0 then, never Inf - Inf).
+template <class X, class Y, int Threads, bool Squares>
+struct binned_exact_dot {
+  static constexpr int bins = detail::product_bins;
+  static constexpr int threads = Threads;
+  static constexpr bool split =
+      detail::significand_bits<X> + detail::significand_bits<Y> > 24;
+  static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_dot: whole warps");
+  static_assert(bins * Threads * 8 <= 48 * 1024,
+                "tcr::binned_exact_dot: the bins of a block fit 48 KB of static shared memory");
+  using value_type = float;
+  using partial_type = exact_partial<float_products>;
+  using compact_type = void;
+  static constexpr std::uint32_t pieces_per_product = split ? 2 : 1;
+
+  exact_sum<float_products> flushed;
+  std::uint32_t pieces = 0; // since the last flush
+
+#if defined(__CUDACC__)
+  __device__ static double* my_bins() {
+    __shared__ double s_bins[bins * Threads];
+    return s_bins + threadIdx.x;
+  }
+  __device__ void prepare() {
+    clear_bins();
+    pieces = 0;
+  }
+
+  template <int N>
+  __device__ void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!Squares, "tcr::binned_exact_dot: two operands for Dot");
+    float fx[N], fy[N];
+    widen_all(x, fx);
+    widen_all(y, fy);
+    add_products(fx, fy);
+  }
+  template <int N>
+  __device__ void add(const X (&x)[N]) {
+    static_assert(Squares, "tcr::binned_exact_dot: one operand for Nrm2");
+    float fx[N];
+    widen_all(x, fx);
+    add_products(fx, fx);
+  }
+
+  __device__ __noinline__ void flush() {
+    fold_bins(flushed);
+    clear_bins();
+    pieces = 0;
+  }
+  __device__ partial_type partial() const {
+    exact_sum<float_products> total = flushed;
+    fold_bins(total);
+    return total.partial();
+  }
+#endif
+
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return flushed.merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(!Squares || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>),
+                  "tcr::binned_exact_dot: the norm into a float, double, __half or "
+                  "__nv_bfloat16 result");
+    if constexpr (Squares && !std::is_same_v<Out, partial_type>) {
+      const double s = flushed.template finish<double>(p);
+      return convert_result<Out>(::sqrt(s));
+    } else {
+      return flushed.template finish<Out>(p);
+    }
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return flushed.template empty_result<Out>();
+  }
+
+private:
+  template <class Out>
+  TCR_HD static Out convert_result(double v) {
+    if constexpr (std::is_same_v<Out, double>)
+      return v;
+    else if constexpr (std::is_same_v<Out, float>)
+      return static_cast<float>(v);
+    else if constexpr (std::is_same_v<Out, __half>)
+      return __double2half(v);
+    else
+      return __double2bfloat16(v);
+  }
+#if defined(__CUDACC__)
+  template <int N>
+  __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {
+    static_assert(std::uint32_t(N) * pieces_per_product <= detail::product_max_pieces,
+                  "tcr::binned_exact_dot::add");
+    if (pieces + std::uint32_t(N) * pieces_per_product > detail::product_max_pieces)
+      flush();
+    pieces += std::uint32_t(N) * pieces_per_product;
+    double* b = my_bins();
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const double p = static_cast<double>(fx[i]) * static_cast<double>(fy[i]);
+      if constexpr (split) {
+        const long long pb = __double_as_longlong(p);
+        const double hi = __longlong_as_double(pb & ~0x1fffffffll);
+        const bool finite = (pb & 0x7ff0000000000000ll) != 0x7ff0000000000000ll;
+        const double lo = finite ? -(hi - p) : -0.0;
+        add_piece(b, hi);
+        add_piece(b, lo);
+      } else {
+        add_piece(b, p);
+      }
+    }
+  }
+  __device__ static void add_piece(double* b, double v) {
+    const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(v)) >> 20) & 0x7ff;
+    int k = (e >> 4) - detail::product_bin_base;
+    k = k < 0 ? 0 : (k > bins - 1 ? bins - 1 : k);
+    b[k * Threads] += v;
+  }
+  __device__ void clear_bins() {
+    double* b = my_bins();
+    TCR_UNROLL
+    for (int k = 0; k < bins; ++k)
+      b[k * Threads] = -0.0;
+  }
+  __device__ __noinline__ void fold_bins(exact_sum<float_products>& into) const {
+    const double* b = my_bins();
+#pragma unroll 1
+    for (int k = 0; k < bins; ++k) {
+      const double v = b[k * Threads];
+      if (__double_as_longlong(v) != static_cast<long long>(detail::negative_zero_bits))
+        into.add_aligned(v);
+    }
+  }
+#endif
+};
+
+} // namespace tcr

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// tcr tests of the exact modes (reduce/device.cuh, Accuracy::correctly_rounded and
+// ::reproducible): whether a result is the exact value rounded to nearest even, judged from its
+// neighbours in the result format with exact MPFR distances; bit helpers.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mpfr.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+#include <tcr/reduce/device.cuh>
+#include "support/mpfr_ref.hpp"
+
+namespace tcr::test::exact {
+
+inline constexpr ReduceOptions rounded{Accuracy::correctly_rounded, tcr::Engine::automatic};
+inline constexpr ReduceOptions reproducible{Accuracy::reproducible, tcr::Engine::automatic};
+
+// Bits of a result value.
+template <class V>
+std::uint64_t bits_of(V v) {
+  if constexpr (sizeof(V) == 2) {
+    std::uint16_t b;
+    std::memcpy(&b, &v, 2);
+    return b;
+  } else if constexpr (sizeof(V) == 4) {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  } else {
+    std::uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  }
+}
+template <class V>
+V from_bits(std::uint64_t b) {
+  V v;
+  if constexpr (sizeof(V) == 2) {
+    const std::uint16_t w = static_cast<std::uint16_t>(b);
+    std::memcpy(&v, &w, 2);
+  } else if constexpr (sizeof(V) == 4) {
+    const std::uint32_t w = static_cast<std::uint32_t>(b);
+    std::memcpy(&v, &w, 4);
+  } else {
+    std::memcpy(&v, &b, 8);
+  }
+  return v;
+}
+template <class V>
+double as_double(V v) {
+  if constexpr (std::is_same_v<V, double>)
+    return v;
+  else
+    return static_cast<double>(static_cast<float>(v));
+}
+template <class V>
+constexpr std::uint64_t sign_bit() {
+  return std::uint64_t(1) << (8 * sizeof(V) - 1);
+}
+// The bits of V's largest finite value.
+template <class V>
+constexpr std::uint64_t max_bits() {
+  if constexpr (std::is_same_v<V, double>)
+    return 0x7fefffffffffffffull;
+  else if constexpr (std::is_same_v<V, float>)
+    return 0x7f7fffffu;
+  else if constexpr (std::is_same_v<V, __half>)
+    return 0x7bffu;
+  else
+    return 0x7f7fu; // bfloat16
+}
+inline std::vector<double> to_doubles(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
+// True when res is the exact value s rounded to nearest even in V (V's finite values, its
+// overflow to +-inf), judged from res's neighbours: no finite value of V is nearer, a tie goes to
+// an even significand, and res is +-inf exactly when |s| reaches max + ulp(max) / 2.
+template <class V>
+bool is_round_to_nearest(V res, const mp& s) {
+  const std::uint64_t b = bits_of(res);
+  const double r = as_double(res);
+  const bool s_negative = mpfr_sgn(s.get()) < 0;
+  // The overflow threshold max + ulp(max) / 2 = max + (max - prev(max)) / 2, exactly.
+  const double maxd = as_double(from_bits<V>(max_bits<V>()));
+  const double prevd = as_double(from_bits<V>(max_bits<V>() - 1));
+  mp threshold(mp::exact_dot_bits);
+  mpfr_set_d(threshold.get(), maxd, MPFR_RNDN);
+  mp half_ulp(mp::exact_dot_bits);
+  mpfr_set_d(half_ulp.get(), maxd, MPFR_RNDN);
+  mpfr_sub_d(half_ulp.get(), half_ulp.get(), prevd, MPFR_RNDN);
+  mpfr_div_2ui(half_ulp.get(), half_ulp.get(), 1, MPFR_RNDN);
+  mpfr_add(threshold.get(), threshold.get(), half_ulp.get(), MPFR_RNDN);
+  mp abs_s(mp::exact_dot_bits);
+  mpfr_abs(abs_s.get(), s.get(), MPFR_RNDN);
+  const bool overflows = mpfr_cmp(abs_s.get(), threshold.get()) >= 0;
+  if (std::isnan(r))
+    return false;
+  if (std::isinf(r))
+    return overflows && ((r < 0) == s_negative);
+  if (overflows)
+    return false;
+  if (mpfr_zero_p(s.get()))
+    return r == 0;
+  // The neighbours of res in V (toward zero / away from zero), as exact doubles.
+  const std::uint64_t mag = b & ~sign_bit<V>();
+  const std::uint64_t sgn = b & sign_bit<V>();
+  const double away = mag == max_bits<V>() ? std::numeric_limits<double>::infinity()
+                                           : as_double(from_bits<V>(sgn | (mag + 1)));
+  const double toward = mag == 0 ? -as_double(from_bits<V>(sgn | 1)) // across zero
+                                 : as_double(from_bits<V>(sgn | (mag - 1)));
+  const auto dist = [&](double v) {
+    mp d(mp::exact_dot_bits + 64);
+    mpfr_sub_d(d.get(), s.get(), v, MPFR_RNDN); // exact at this precision
+    mpfr_abs(d.get(), d.get(), MPFR_RNDN);
+    return d;
+  };
+  const mp d0 = dist(r);
+  const mp dt = dist(toward);
+  if (mpfr_cmp(d0.get(), dt.get()) > 0)
+    return false;
+  if (mpfr_cmp(d0.get(), dt.get()) == 0 && (b & 1))
+    return false; // a tie, res odd
+  if (!std::isinf(away)) {
+    const mp da = dist(away);
+    if (mpfr_cmp(d0.get(), da.get()) > 0)
+      return false;
+    if (mpfr_cmp(d0.get(), da.get()) == 0 && (b & 1))
+      return false;
+  }
+  return true;
+}
+
+} // namespace tcr::test::exact
