@@ -66,6 +66,8 @@ struct exact_bins_of<float> {
   static constexpr int shift = 27;
   static constexpr std::uint32_t max_adds = 1u << 14;
   static constexpr int float_group = 1;
+  static constexpr int width = 16;   // biased exponents per bin
+  static constexpr int fraction = 23; // fraction bits of the input type
 };
 template <>
 struct exact_bins_of<__nv_bfloat16> {
@@ -73,6 +75,8 @@ struct exact_bins_of<__nv_bfloat16> {
   static constexpr int shift = 28;
   static constexpr std::uint32_t max_adds = 1u << 13;
   static constexpr int float_group = 1;
+  static constexpr int width = 32;
+  static constexpr int fraction = 7;
 };
 template <>
 struct exact_bins_of<__half> {
@@ -80,6 +84,7 @@ struct exact_bins_of<__half> {
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 13;
   static constexpr int float_group = 1;
+  static constexpr int lsb = -24; // every value is a multiple of 2^lsb
 };
 template <>
 struct exact_bins_of<__nv_fp8_e4m3> {
@@ -88,6 +93,7 @@ struct exact_bins_of<__nv_fp8_e4m3> {
   static constexpr std::uint32_t max_adds = 1u << 30;
   // 64 inputs (multiples of 2^-9 below 2^9) sum exactly in float: 64 (2^18 - 1) < 2^24.
   static constexpr int float_group = 64;
+  static constexpr int lsb = -9; // every value is a multiple of 2^lsb
 };
 template <>
 struct exact_bins_of<__nv_fp8_e5m2> {
@@ -95,10 +101,120 @@ struct exact_bins_of<__nv_fp8_e5m2> {
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 21;
   static constexpr int float_group = 1;
+  static constexpr int lsb = -16; // every value is a multiple of 2^lsb
 };
 
 inline constexpr std::uint64_t negative_zero_bits = std::uint64_t(1) << 63;
 } // namespace detail
+
+#if defined(__CUDACC__)
+namespace detail {
+// The block-level combine of the binned accumulators (exact integer arithmetic throughout, so
+// the order of the atomics does not matter: the same bits whatever it is).
+//
+// A bin value v of bin b is an integer multiple of the bin's spacing g_b = 2^(L + pos_b) (L the
+// partial's last bit) below 2^53 g_b in magnitude (the bin bounds), so its digit v / g_b is an
+// int64, exactly (a multiplication by a power of two and a conversion of an integer-valued
+// double). The digits of one bin over a block of at most 256 threads sum below 2^61 in int64.
+// Each bin total T goes into the partial's carry-save limbs as T 2^pos_b = hi 2^64 + lo (lo the
+// unsigned low 64 bits of T 2^(pos_b mod 32), hi = T >> (64 - s), arithmetic): three pieces,
+// the low two in [0, 2^32), the top one below 2^31 in magnitude; pieces beyond the top limb go
+// into it, shifted (the top limb's bound). Carry-save limbs of a block stay far inside int64
+// (at most 3 bins x 2^32 per limb, plus 256 canonical partials of the rare spills).
+
+// The digit v / 2^g of a bin value v (g the exponent of its spacing), and its flags.
+__device__ __forceinline__ long long bin_digit(double v, int g, std::uint32_t& flags) {
+  const long long bits = __double_as_longlong(v);
+  if (bits == static_cast<long long>(negative_zero_bits))
+    return 0; // an empty bin (or only -0 inputs): no flag
+  flags |= exact_not_neg_zero;
+  if ((bits & 0x7ff0000000000000ll) == 0x7ff0000000000000ll) {
+    flags |= (bits & 0x000fffffffffffffll) ? exact_nan : (bits < 0 ? exact_neg_inf : exact_pos_inf);
+    return 0;
+  }
+  const double scale = __longlong_as_double(static_cast<long long>(1023 - g) << 52); // 2^-g
+  return __double2ll_rn(v * scale); // exact: an integer below 2^53
+}
+
+// T 2^pos into the carry-save limbs s_limb (shared memory, Limbs of them), by atomics.
+template <int Limbs>
+__device__ __forceinline__ void atomic_add_scaled(unsigned long long* s_limb, long long t,
+                                                  int pos) {
+  const int k = pos >> 5;
+  const int s = pos & 31;
+  const unsigned long long lo = static_cast<unsigned long long>(t) << s;
+  const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
+  const long long piece[3] = {static_cast<long long>(lo & 0xffffffffull),
+                              static_cast<long long>(lo >> 32), hi};
+  TCR_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    if (piece[j] == 0)
+      continue;
+    const int at = k + j;
+    const long long d = at < Limbs - 1 ? piece[j] : piece[j] * (1ll << (32 * (at - (Limbs - 1))));
+    atomicAdd(s_limb + (at < Limbs - 1 ? at : Limbs - 1), static_cast<unsigned long long>(d));
+  }
+}
+
+// The 64-bit sum over a warp's lanes (every lane gets it).
+__device__ __forceinline__ long long warp_sum64(long long v) {
+  TCR_UNROLL
+  for (int d = 16; d >= 1; d /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+// The canonical partial of carry-save limbs.
+template <class T>
+__device__ exact_partial<T> canonical_of(const unsigned long long* s_limb, std::uint32_t flags) {
+  exact_sum<T> t;
+  TCR_UNROLL
+  for (int k = 0; k < exact_partial<T>::limbs; ++k)
+    t.state.limb[k] = static_cast<std::int64_t>(s_limb[k]);
+  t.state.flags = flags;
+  return t.partial();
+}
+
+// The merge of count canonical partials g[0 .. count) (written by other blocks of this grid:
+// read from L2), a collective of the block's Threads threads; the result in thread 0. Each
+// thread adds its partials limb by limb (carry-save: 8 canonical partials per thread at most for
+// 2048 blocks), the warp sums them, lane 0 adds them into shared limbs by atomics.
+template <class T, int Threads>
+__device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int count) {
+  constexpr int L = exact_partial<T>::limbs;
+  __shared__ unsigned long long s_limb[L];
+  __shared__ std::uint32_t s_flags;
+  for (int k = threadIdx.x; k < L; k += Threads)
+    s_limb[k] = 0;
+  if (threadIdx.x == 0)
+    s_flags = 0;
+  __syncthreads();
+  long long limb[L] = {};
+  std::uint32_t flags = 0;
+  for (int i = threadIdx.x; i < count; i += Threads) {
+    const long long* w = reinterpret_cast<const long long*>(g + i);
+    TCR_UNROLL
+    for (int k = 0; k < L; ++k)
+      limb[k] += __ldcg(w + k);
+    flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
+  }
+  TCR_UNROLL
+  for (int k = 0; k < L; ++k) {
+    const long long s = warp_sum64(limb[k]);
+    if ((threadIdx.x & 31) == 0 && s != 0)
+      atomicAdd(s_limb + k, static_cast<unsigned long long>(s));
+  }
+  flags = __reduce_or_sync(0xffffffffu, flags);
+  if ((threadIdx.x & 31) == 0 && flags != 0)
+    atomicOr(&s_flags, flags);
+  __syncthreads();
+  exact_partial<T> p{};
+  if (threadIdx.x == 0)
+    p = canonical_of<T>(s_limb, s_flags);
+  return p;
+}
+} // namespace detail
+#endif
 
 // binned_exact_sum<X, Threads>: the exact sum of inputs X (header comment), for blocks of at
 // most Threads threads (the bins' stride). Models the accumulator concept of
@@ -120,6 +236,11 @@ struct binned_exact_sum {
   exact_sum<float> flushed; // the bins flushed so far
   double one_bin = 0.0;     // the bin of the one-bin types (a register)
   std::uint32_t adds = 0;   // inputs since the last flush
+  // Whether this accumulator owns its thread's bins (prepare() was called): an accumulator that
+  // was not prepared (the kernel's `fresh`, the identity of merges) has no bins, so partial()
+  // must not read the shared memory another accumulator of the same thread fills.
+  bool live = false;
+  bool spilled = false; // flushed holds something (a thread passed max_adds inputs)
 
 #if defined(__CUDACC__)
   // This thread's first bin; bin b at [b * Threads].
@@ -132,6 +253,7 @@ struct binned_exact_sum {
   __device__ void prepare() {
     clear_bins();
     adds = 0;
+    live = true;
   }
 
   template <int N>
@@ -173,12 +295,90 @@ struct binned_exact_sum {
     fold_bins(flushed);
     clear_bins();
     adds = 0;
+    spilled = true;
   }
 
   __device__ partial_type partial() const {
     exact_sum<float> total = flushed;
-    fold_bins(total);
+    if (live)
+      fold_bins(total);
     return total.partial();
+  }
+
+  // The exponent of bin b's spacing g_b (header comment) and its limb position above L = -149.
+  __device__ static int spacing_exponent(int b) {
+    if constexpr (bins > 1)
+      return (policy::width * b > 1 ? policy::width * b : 1) - 127 - policy::fraction;
+    else
+      return policy::lsb;
+  }
+
+  // The partial of the whole block (a collective: every thread calls it; the result in thread 0):
+  // every thread's bins summed bin by bin as integer digits (detail::bin_digit), each of
+  // Threads / 16 groups of 16 threads a bin, by shared atomics, then the bin totals into the
+  // partial's limbs (detail::atomic_add_scaled), plus the spills of threads that flushed.
+  __device__ partial_type block_partial() const {
+    constexpr int limbs = partial_type::limbs;
+    __shared__ long long s_total[bins];
+    __shared__ unsigned long long s_limb[limbs];
+    __shared__ std::uint32_t s_flags;
+    for (int k = threadIdx.x; k < bins; k += Threads)
+      s_total[k] = 0;
+    for (int k = threadIdx.x; k < limbs; k += Threads)
+      s_limb[k] = 0;
+    if (threadIdx.x == 0)
+      s_flags = 0;
+    __syncthreads(); // also: every thread's bins are visible
+    std::uint32_t flags = 0;
+    if constexpr (bins > 1) {
+      constexpr int group = 16;
+      constexpr int groups = Threads / group;
+      static_assert(Threads % group == 0, "tcr::binned_exact_sum: groups of 16 threads");
+      const double* all = my_bins() - threadIdx.x;
+      for (int i = threadIdx.x; i < bins * groups; i += Threads) {
+        const int b = i / groups;
+        const int c = i % groups;
+        const double* row = all + b * Threads + c * group;
+        const int g = spacing_exponent(b);
+        long long sum = 0;
+        TCR_UNROLL
+        for (int j = 0; j < group; ++j)
+          sum += detail::bin_digit(row[(j + c) % group], g, flags); // skewed: fewer conflicts
+        if (sum != 0)
+          atomicAdd(reinterpret_cast<unsigned long long*>(s_total + b),
+                    static_cast<unsigned long long>(sum));
+      }
+    } else {
+      const long long sum = detail::warp_sum64(detail::bin_digit(one_bin, policy::lsb, flags));
+      if ((threadIdx.x & 31) == 0 && sum != 0)
+        atomicAdd(reinterpret_cast<unsigned long long*>(s_total), static_cast<unsigned long long>(sum));
+    }
+    if (__syncthreads_or(spilled) && spilled) {
+      const partial_type q = flushed.partial();
+      TCR_UNROLL
+      for (int k = 0; k < limbs; ++k)
+        if (q.limb[k] != 0)
+          atomicAdd(s_limb + k, static_cast<unsigned long long>(q.limb[k]));
+      flags |= q.flags;
+    }
+    flags = __reduce_or_sync(0xffffffffu, flags);
+    if ((threadIdx.x & 31) == 0 && flags != 0)
+      atomicOr(&s_flags, flags);
+    __syncthreads();
+    for (int b = threadIdx.x; b < bins; b += Threads)
+      if (s_total[b] != 0)
+        detail::atomic_add_scaled<limbs>(s_limb, s_total[b],
+                                         spacing_exponent(b) - detail::exact_format<float>::lsb_exponent);
+    __syncthreads();
+    partial_type p{};
+    if (threadIdx.x == 0)
+      p = detail::canonical_of<float>(s_limb, s_flags);
+    return p;
+  }
+
+  // The merge of the grid's block partials in the last block (a collective; result in thread 0).
+  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+    return detail::merge_partials_block<float, Threads>(g, count);
   }
 #endif
 
@@ -279,6 +479,8 @@ struct binned_exact_dot {
 
   exact_sum<float_products> flushed;
   std::uint32_t pieces = 0; // since the last flush
+  bool live = false;        // prepared: owns its thread's bins (as binned_exact_sum)
+  bool spilled = false;     // flushed holds something
 
 #if defined(__CUDACC__)
   __device__ static double* my_bins() {
@@ -288,6 +490,7 @@ struct binned_exact_dot {
   __device__ void prepare() {
     clear_bins();
     pieces = 0;
+    live = true;
   }
 
   template <int N>
@@ -310,11 +513,77 @@ struct binned_exact_dot {
     fold_bins(flushed);
     clear_bins();
     pieces = 0;
+    spilled = true;
   }
   __device__ partial_type partial() const {
     exact_sum<float_products> total = flushed;
-    fold_bins(total);
+    if (live)
+      fold_bins(total);
     return total.partial();
+  }
+
+  // The exponent of bin b's spacing: 2^(E - 1023 - 23) for its least exponent E, but at least
+  // 2^-298 (every piece is a multiple of it).
+  __device__ static int spacing_exponent(int b) {
+    const int g = 16 * (b + detail::product_bin_base) - 1023 - 23;
+    return g > -298 ? g : -298;
+  }
+
+  // As binned_exact_sum::block_partial: groups of 16 threads a bin.
+  __device__ partial_type block_partial() const {
+    constexpr int limbs = partial_type::limbs;
+    constexpr int L = detail::exact_format<float_products>::lsb_exponent;
+    __shared__ long long s_total[bins];
+    __shared__ unsigned long long s_limb[limbs];
+    __shared__ std::uint32_t s_flags;
+    for (int k = threadIdx.x; k < bins; k += Threads)
+      s_total[k] = 0;
+    for (int k = threadIdx.x; k < limbs; k += Threads)
+      s_limb[k] = 0;
+    if (threadIdx.x == 0)
+      s_flags = 0;
+    __syncthreads();
+    std::uint32_t flags = 0;
+    constexpr int group = 16;
+    constexpr int groups = Threads / group;
+    static_assert(Threads % group == 0, "tcr::binned_exact_dot: groups of 16 threads");
+    const double* all = my_bins() - threadIdx.x;
+    for (int i = threadIdx.x; i < bins * groups; i += Threads) {
+      const int b = i / groups;
+      const int c = i % groups;
+      const double* row = all + b * Threads + c * group;
+      const int g = spacing_exponent(b);
+      long long sum = 0;
+      TCR_UNROLL
+      for (int j = 0; j < group; ++j)
+        sum += detail::bin_digit(row[(j + c) % group], g, flags);
+      if (sum != 0)
+        atomicAdd(reinterpret_cast<unsigned long long*>(s_total + b),
+                  static_cast<unsigned long long>(sum));
+    }
+    if (__syncthreads_or(spilled) && spilled) {
+      const partial_type q = flushed.partial();
+      TCR_UNROLL
+      for (int k = 0; k < limbs; ++k)
+        if (q.limb[k] != 0)
+          atomicAdd(s_limb + k, static_cast<unsigned long long>(q.limb[k]));
+      flags |= q.flags;
+    }
+    flags = __reduce_or_sync(0xffffffffu, flags);
+    if ((threadIdx.x & 31) == 0 && flags != 0)
+      atomicOr(&s_flags, flags);
+    __syncthreads();
+    for (int b = threadIdx.x; b < bins; b += Threads)
+      if (s_total[b] != 0)
+        detail::atomic_add_scaled<limbs>(s_limb, s_total[b], spacing_exponent(b) - L);
+    __syncthreads();
+    partial_type p{};
+    if (threadIdx.x == 0)
+      p = detail::canonical_of<float_products>(s_limb, s_flags);
+    return p;
+  }
+  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+    return detail::merge_partials_block<float_products, Threads>(g, count);
   }
 #endif
 

@@ -58,6 +58,15 @@ struct has_prepare : std::false_type {};
 template <class A>
 struct has_prepare<A, std::void_t<decltype(std::declval<A&>().prepare())>> : std::true_type {};
 
+// Accumulators that combine a whole block themselves (the binned exact accumulators: integer
+// digits summed by shared atomics, cheaper than a tree of their partials) offer the collectives
+// block_partial() and merge_partials(g, count), each returning its result in thread 0.
+template <class A, class = void>
+struct has_block_partial : std::false_type {};
+template <class A>
+struct has_block_partial<A, std::void_t<decltype(std::declval<const A&>().block_partial())>>
+    : std::true_type {};
+
 // How a warp folds full rounds of vectors.
 enum class engine_kind {
   cuda_core,         // every lane adds its own vectors to its accumulator
@@ -412,7 +421,11 @@ __global__ void __launch_bounds__(Threads)
     return reduce(BlockP(s_reduce.partials), part, merge_p); // ends with a barrier
   };
   using Out = typename R::out_type;
-  const P block_total = combine(r_state.partial(), std::false_type{}, Threads);
+  P block_total;
+  if constexpr (has_block_partial<Acc>::value)
+    block_total = r_state.acc.block_partial(); // collective, valid in thread 0
+  else
+    block_total = combine(r_state.partial(), std::false_type{}, Threads);
   if constexpr (!Grid) {
     if (threadIdx.x == 0)
       write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
@@ -433,6 +446,14 @@ __global__ void __launch_bounds__(Threads)
     if (!s_last)
       return;
 
+    if constexpr (has_block_partial<Acc>::value) {
+      const P total = fresh.merge_partials(g_partials, static_cast<int>(gridDim.x));
+      if (threadIdx.x == 0) {
+        write_result(p.out, fresh.template finish<Out>(total));
+        reset_arrival(p.arrival, p.key);
+      }
+      return;
+    }
     // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
     // max_grid / Threads) in block order, the loads of a batch in flight together.
     constexpr int per_thread = max_grid / Threads;
