@@ -6,8 +6,16 @@
 //   4. t = A s, (t, s) and (t, t) fused; last block: omega = (t, s) / (t, t)
 //   5. x += omega s, r = s - omega t, (r_hat, r) and (r, r) fused; last block: beta, rho
 // A residual replacement restarts the method from the true residual (r_hat = r, p = v = 0).
+// A near breakdown of rho (near_breakdown.hpp) restarts it on the device from the recurrence
+// residual: step 5's last block sets rho = (r, r), beta = 0 and a pending flag, step 1 then
+// copies r_hat := r and sets p = r, step 2's last block clears the flag. The recurrence residual,
+// not b - A x: that would cost an SpMV and a host round trip, and the driver's checks already
+// hold r to the true residual; r_hat only has to make rho = (r_hat, r) informative, and
+// r_hat = r makes it ||r||^2. A second near breakdown in the first iteration after a restart
+// (r_hat = r did not help) is a breakdown; so is omega = 0.
 #pragma once
 
+#include "near_breakdown.hpp"
 #include "precision.cuh"
 
 namespace krylov {
@@ -16,8 +24,34 @@ template <class S>
 struct bicgstab_scalars {
   S rho, alpha, omega, beta, rr;
   double normb;
+  double r_hat2; // ||r_hat||^2 (r_hat changes only at restarts, where it is ||r||^2)
   int stop, iter;
+  int restarts;        // near-breakdown restarts (r_hat := r) so far
+  int restart_pending; // set by step 5, read by step 1 (copies r_hat := r), cleared by step 2
+  int since_restart;   // iterations since r_hat was last set
 };
+
+// Step 5's near-breakdown rule on the new rho = (r_hat, r) and sc.rr = (r, r): false when rho
+// carries information (the caller goes on with beta); true after it has scheduled a restart
+// (r_hat := r, rho = (r, r), beta = 0) or, in the first iteration after one, stopped.
+template <class S>
+__device__ bool restart_or_stop(bicgstab_scalars<S>& sc, S rho, double threshold) {
+  ++sc.since_restart;
+  if (!rho_near_breakdown(static_cast<double>(rho), sc.r_hat2, static_cast<double>(sc.rr),
+                          threshold))
+    return false;
+  if (sc.since_restart == 1) {
+    sc.stop = breakdown_rho;
+    return true;
+  }
+  sc.rho = sc.rr;
+  sc.r_hat2 = static_cast<double>(sc.rr);
+  sc.beta = S(0);
+  sc.restart_pending = 1;
+  sc.since_restart = 0;
+  ++sc.restarts;
+  return true;
+}
 
 template <class P>
 struct bicgstab_ops {
@@ -49,21 +83,34 @@ struct bicgstab_ops {
     __device__ void finish(const dots_t& d) const {
       sc_t& sc = *this->sc;
       sc.rr = sc.rho = static_cast<S>(tcr::result(d.a[0]));
+      sc.r_hat2 = static_cast<double>(sc.rr);
       sc.alpha = sc.omega = S(1);
       sc.beta = S(0);
+      sc.restart_pending = 0;
+      sc.since_restart = 0;
       if (sc.rr == S(0))
         sc.stop = exact_zero;
     }
   };
 
+  // p = r + beta (p - omega v); after a near-breakdown restart r_hat = p = r.
   struct direction : guarded {
     using dots_t = no_dots;
-    V* p;
+    V *p, *r_hat;
     const V *r, *v;
     S beta, omega;
-    __device__ void load() { beta = this->sc->beta, omega = this->sc->omega; }
+    int restart;
+    __device__ void load() {
+      beta = this->sc->beta, omega = this->sc->omega, restart = this->sc->restart_pending;
+    }
     __device__ void element(std::int64_t i, no_dots&) const {
-      p[i] = r[i] + beta * (p[i] - omega * v[i]);
+      const V ri = r[i];
+      if (restart) {
+        r_hat[i] = ri;
+        p[i] = ri;
+      } else {
+        p[i] = ri + beta * (p[i] - omega * v[i]);
+      }
     }
   };
 
@@ -82,6 +129,7 @@ struct bicgstab_ops {
     }
     __device__ void finish(const dots_t& d) const {
       sc_t& sc = *this->sc;
+      sc.restart_pending = 0; // every block of step 1 has read it
       const S rv = static_cast<S>(tcr::result(d.a[0]));
       if (rv == S(0) || !finite(rv)) {
         sc.stop = rv == S(0) ? breakdown_rv : breakdown_nonfinite;
@@ -157,10 +205,12 @@ struct bicgstab_ops {
         sc.stop = exact_zero;
         return;
       }
-      if (rho == S(0) || !finite(rho) || !finite(sc.rr)) {
-        sc.stop = rho == S(0) ? breakdown_rho : breakdown_nonfinite;
+      if (!finite(rho) || !finite(sc.rr)) {
+        sc.stop = breakdown_nonfinite;
         return;
       }
+      if (restart_or_stop(sc, rho, P::rho_restart))
+        return;
       sc.beta = (rho / sc.rho) * (sc.alpha / sc.omega);
       sc.rho = rho;
     }
@@ -186,7 +236,8 @@ public:
     V *x = this->x.get(), *r = this->r.get();
     auto* c = sc.get();
     launch_vector(this->shape, this->n,
-                  typename ops::direction{{c}, p.get(), r, v.get(), S(0), S(0)}, this->ws, nullptr);
+                  typename ops::direction{{c}, p.get(), r_hat.get(), r, v.get(), S(0), S(0), 0},
+                  this->ws, nullptr);
     launch_spmv(this->shape, this->lanes,
                 typename ops::matvec_v{{c}, A, p.get(), r_hat.get(), v.get()}, this->ws, nullptr);
     launch_vector(this->shape, this->n,
@@ -203,7 +254,7 @@ public:
   bool at_check_point() const { return true; }
   solver_state read_state() {
     const bicgstab_scalars<S> h = read_back(sc.get());
-    return {h.stop, static_cast<double>(h.rr)};
+    return {h.stop, static_cast<double>(h.rr), h.restarts};
   }
   void replace_residual() { restart(this->r_true.get()); }
   std::vector<double> history(int count) const { return this->history_of(count); }

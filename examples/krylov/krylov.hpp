@@ -54,6 +54,7 @@ struct solve_result {
   int spmvs = 0;                 // matrix-vector products, the true-residual checks excluded
   int first_below_tol = -1;      // first iteration whose recurrence residual met tol (history)
   int replacements = 0;          // true residuals that replaced the recurrence one
+  int restarts = 0;              // BiCGStab: near-breakdown restarts r_hat := r (bicgstab.cuh)
   double true_relres = -1;       // ||b - A x|| / ||b||, compensated, at the end
   double recurrence_relres = -1; // the solver's own residual norm at the end
   std::vector<double> history;   // recurrence relative residual after every iteration

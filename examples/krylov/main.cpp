@@ -153,9 +153,9 @@ struct recorder {
   int failures = 0; // runs of tcr variants that reported convergence above tol, or irreproducible
 
   void header() {
-    std::printf("%-22s %9s %-12s %-8s %-14s %7s %6s %6s %10s %10s %4s %9s %8s %s\n", "problem", "n",
-                "method", "prec", "status", "tol", "iters", "first", "true_res", "recur_res",
-                "repl", "time_s", "ms/iter", "note");
+    std::printf("%-22s %9s %-12s %-8s %-14s %7s %6s %6s %10s %10s %4s %4s %9s %8s %s\n", "problem",
+                "n", "method", "prec", "status", "tol", "iters", "first", "true_res", "recur_res",
+                "repl", "rst", "time_s", "ms/iter", "note");
     std::fflush(stdout);
   }
 
@@ -172,11 +172,11 @@ struct recorder {
       note += " NOT REPRODUCIBLE";
       ++failures;
     }
-    std::printf("%-22s %9lld %-12s %-8s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %9.4f %8.4f %s\n",
+    std::printf("%-22s %9lld %-12s %-8s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %4d %9.4f %8.4f %s\n",
                 r.problem.c_str(), static_cast<long long>(A.rows), method_label(r.m, r.s).c_str(),
                 name(r.p), name(res.st), r.tol, res.iterations, res.first_below_tol,
-                res.true_relres, res.recurrence_relres, res.replacements, res.seconds, ms_per_iter,
-                note.c_str());
+                res.true_relres, res.recurrence_relres, res.replacements, res.restarts, res.seconds,
+                ms_per_iter, note.c_str());
     std::fflush(stdout);
     json << (first ? "[\n" : ",\n") << "{\"problem\": \"" << r.problem << "\", \"n\": " << A.rows
          << ", \"nnz\": " << A.nnz() << ", \"method\": \"" << name(r.m) << "\", \"s\": " << r.s
@@ -185,7 +185,7 @@ struct recorder {
          << ", \"status\": \"" << name(res.st) << "\", \"message\": \"" << note
          << "\", \"iterations\": " << res.iterations << ", \"spmvs\": " << res.spmvs
          << ", \"first_below_tol\": " << res.first_below_tol
-         << ", \"replacements\": " << res.replacements
+         << ", \"replacements\": " << res.replacements << ", \"restarts\": " << res.restarts
          << ", \"true_relres\": " << json_number(res.true_relres)
          << ", \"recurrence_relres\": " << json_number(res.recurrence_relres)
          << ", \"seconds\": " << json_number(res.seconds)

@@ -4,11 +4,14 @@
 //   matrix_t  the matrix values      vec_t   the vectors
 //   row_acc   an SpMV row's sum      dot     the inner products (accumulated per thread, merged
 //   scalar_t  alpha, beta, ... (computed in the last block of each step)   over the grid)
+//   rho_restart  BiCGStab's near-breakdown threshold on |rho| / (||r_hat|| ||r||), per vector
+//                precision (near_breakdown.hpp says which study chose it)
 #pragma once
 
 #include <cmath>
 #include <limits>
 #include "driver.cuh"
+#include "near_breakdown.hpp"
 #include "spmv.cuh"
 
 namespace krylov {
@@ -20,6 +23,7 @@ struct f32_policy {
   using row_acc = float;
   using dot = float;
   using scalar_t = float;
+  static constexpr double rho_restart = rho_restart_float;
 };
 
 // Float data and vectors, every SpMV row and inner product a compensated tcr dot (Dot2: as if
@@ -30,6 +34,7 @@ struct tcr_f32_policy {
   using row_acc = tcr::dot2<float>;
   using dot = tcr::dot2<float>;
   using scalar_t = float;
+  static constexpr double rho_restart = rho_restart_float;
 };
 
 struct f64_policy {
@@ -38,6 +43,7 @@ struct f64_policy {
   using row_acc = double;
   using dot = double;
   using scalar_t = double;
+  static constexpr double rho_restart = rho_restart_double;
 };
 
 // What every solver holds: the problem in the policy's types, x, r, the true-residual scratch,

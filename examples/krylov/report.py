@@ -53,6 +53,8 @@ def cell(r):
     if r["status"] == "converged" and r["true_relres"] is not None and r["true_relres"] > r["tol"]:
         mark = " (FALSE)"
     its = r["iterations"] if r["status"] == "converged" else "-"
+    if r.get("restarts"):  # BiCGStab's near-breakdown restarts (r_hat := r)
+        mark += " [%d rst]" % r["restarts"]
     def e(v):
         return "%.1e" % v if v is not None else "nan"
     return "%s%s %s / %s" % (its, mark, e(r["true_relres"]), e(r["recurrence_relres"]))
