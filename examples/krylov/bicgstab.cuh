@@ -31,27 +31,79 @@ struct bicgstab_scalars {
   int since_restart;   // iterations since r_hat was last set
 };
 
-// Step 5's near-breakdown rule on the new rho = (r_hat, r) and sc.rr = (r, r): false when rho
-// carries information (the caller goes on with beta); true after it has scheduled a restart
-// (r_hat := r, rho = (r, r), beta = 0) or, in the first iteration after one, stopped.
+// The scalar steps, run by one thread of the last block of each fused kernel on the reduced
+// dot products; the same for every storage scheme of the vectors (bicgstab_df32.cuh uses them).
 template <class S>
-__device__ bool restart_or_stop(bicgstab_scalars<S>& sc, S rho, double threshold) {
-  ++sc.since_restart;
-  if (!rho_near_breakdown(static_cast<double>(rho), sc.r_hat2, static_cast<double>(sc.rr),
-                          threshold))
-    return false;
-  if (sc.since_restart == 1) {
-    sc.stop = breakdown_rho;
-    return true;
+struct bicgstab_steps {
+  using sc_t = bicgstab_scalars<S>;
+
+  // After r = r_hat = r_0: rho = rr = (r, r), alpha = omega = 1, beta = 0.
+  __device__ static void start(sc_t& sc, S rr) {
+    sc.rr = sc.rho = rr;
+    sc.r_hat2 = static_cast<double>(rr);
+    sc.alpha = sc.omega = S(1);
+    sc.beta = S(0);
+    sc.restart_pending = 0;
+    sc.since_restart = 0;
+    if (sc.rr == S(0))
+      sc.stop = exact_zero;
   }
-  sc.rho = sc.rr;
-  sc.r_hat2 = static_cast<double>(sc.rr);
-  sc.beta = S(0);
-  sc.restart_pending = 1;
-  sc.since_restart = 0;
-  ++sc.restarts;
-  return true;
-}
+
+  // Step 2: alpha = rho / (r_hat, v); clears the restart flag (every block of step 1 read it).
+  __device__ static void alpha(sc_t& sc, S rv) {
+    sc.restart_pending = 0;
+    if (rv == S(0) || !finite(rv)) {
+      sc.stop = rv == S(0) ? breakdown_rv : breakdown_nonfinite;
+      return;
+    }
+    sc.alpha = sc.rho / rv;
+  }
+
+  // Step 4: omega = (t, s) / (t, t). t = 0 means s = 0 for a nonsingular A: x is the solution.
+  __device__ static void omega(sc_t& sc, S ts, S tt) {
+    if (tt == S(0)) {
+      sc.omega = S(0);
+      sc.stop = exact_zero;
+      return;
+    }
+    sc.omega = ts / tt;
+    if (sc.omega == S(0) || !finite(sc.omega))
+      sc.stop = sc.omega == S(0) ? breakdown_omega : breakdown_nonfinite;
+  }
+
+  // Step 5: records ||r|| / ||b||, then beta from the new rho = (r_hat, r), or the near-breakdown
+  // rule (near_breakdown.hpp): a restart (r_hat := r, rho = (r, r), beta = 0, flag for step 1),
+  // or, in the first iteration after the last one, a breakdown.
+  __device__ static void rho(sc_t& sc, S rho, S rr, double* history, double threshold) {
+    sc.rr = rr;
+    history[sc.iter++] = std::sqrt(static_cast<double>(rr)) / sc.normb;
+    if (rr == S(0)) {
+      sc.stop = exact_zero;
+      return;
+    }
+    if (!finite(rho) || !finite(rr)) {
+      sc.stop = breakdown_nonfinite;
+      return;
+    }
+    ++sc.since_restart;
+    if (rho_near_breakdown(static_cast<double>(rho), sc.r_hat2, static_cast<double>(rr),
+                           threshold)) {
+      if (sc.since_restart == 1) {
+        sc.stop = breakdown_rho;
+        return;
+      }
+      sc.rho = rr;
+      sc.r_hat2 = static_cast<double>(rr);
+      sc.beta = S(0);
+      sc.restart_pending = 1;
+      sc.since_restart = 0;
+      ++sc.restarts;
+      return;
+    }
+    sc.beta = (rho / sc.rho) * (sc.alpha / sc.omega);
+    sc.rho = rho;
+  }
+};
 
 template <class P>
 struct bicgstab_ops {
@@ -60,6 +112,7 @@ struct bicgstab_ops {
   using S = typename P::scalar_t;
   using D = typename P::dot;
   using sc_t = bicgstab_scalars<S>;
+  using steps = bicgstab_steps<S>;
 
   struct guarded {
     sc_t* sc;
@@ -81,15 +134,7 @@ struct bicgstab_ops {
       add_product(d.a[0], ri, ri);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
-      sc.rr = sc.rho = static_cast<S>(tcr::result(d.a[0]));
-      sc.r_hat2 = static_cast<double>(sc.rr);
-      sc.alpha = sc.omega = S(1);
-      sc.beta = S(0);
-      sc.restart_pending = 0;
-      sc.since_restart = 0;
-      if (sc.rr == S(0))
-        sc.stop = exact_zero;
+      steps::start(*this->sc, static_cast<S>(tcr::result(d.a[0])));
     }
   };
 
@@ -128,14 +173,7 @@ struct bicgstab_ops {
       add_product(d.a[0], r_hat[i], y);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
-      sc.restart_pending = 0; // every block of step 1 has read it
-      const S rv = static_cast<S>(tcr::result(d.a[0]));
-      if (rv == S(0) || !finite(rv)) {
-        sc.stop = rv == S(0) ? breakdown_rv : breakdown_nonfinite;
-        return;
-      }
-      sc.alpha = sc.rho / rv;
+      steps::alpha(*this->sc, static_cast<S>(tcr::result(d.a[0])));
     }
   };
 
@@ -166,18 +204,8 @@ struct bicgstab_ops {
       add_product(d.a[1], y, y);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
-      const S ts = static_cast<S>(tcr::result(d.a[0]));
-      const S tt = static_cast<S>(tcr::result(d.a[1]));
-      // t = 0 means s = 0 for a nonsingular A: x is already the solution.
-      if (tt == S(0)) {
-        sc.omega = S(0);
-        sc.stop = exact_zero;
-        return;
-      }
-      sc.omega = ts / tt;
-      if (sc.omega == S(0) || !finite(sc.omega))
-        sc.stop = sc.omega == S(0) ? breakdown_omega : breakdown_nonfinite;
+      steps::omega(*this->sc, static_cast<S>(tcr::result(d.a[0])),
+                   static_cast<S>(tcr::result(d.a[1])));
     }
   };
 
@@ -197,22 +225,8 @@ struct bicgstab_ops {
       add_product(d.a[1], ri, ri);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
-      const S rho = static_cast<S>(tcr::result(d.a[0]));
-      sc.rr = static_cast<S>(tcr::result(d.a[1]));
-      history[sc.iter++] = std::sqrt(static_cast<double>(sc.rr)) / sc.normb;
-      if (sc.rr == S(0)) {
-        sc.stop = exact_zero;
-        return;
-      }
-      if (!finite(rho) || !finite(sc.rr)) {
-        sc.stop = breakdown_nonfinite;
-        return;
-      }
-      if (restart_or_stop(sc, rho, P::rho_restart))
-        return;
-      sc.beta = (rho / sc.rho) * (sc.alpha / sc.omega);
-      sc.rho = rho;
+      steps::rho(*this->sc, static_cast<S>(tcr::result(d.a[0])),
+                 static_cast<S>(tcr::result(d.a[1])), history, P::rho_restart);
     }
   };
 };

@@ -21,7 +21,8 @@ enum class method { cg, bicgstab, idrs };
 // f32: float everywhere, inner products and SpMV rows summed in float (as cuBLAS Sdot).
 // tcr_f32: float data and vectors, every inner product and SpMV row a compensated tcr dot.
 // f64: double everywhere (plain double sums).
-// df32: float matrix, iterate and residual as double-word float pairs, compensated SpMV (CG).
+// df32: float matrix, iterate and residuals as double-word float pairs (tcr::df32), compensated
+// SpMV rows and dots; directions and shadow vectors in float (CG, BiCGStab, IDR(s)).
 // peer_f32 / peer_f64: cuSPARSE SpMV + cuBLAS dot / axpy / scal, host pointer mode (CG and
 // BiCGStab), converging on the recurrence residual as users' code does.
 enum class precision { f32, tcr_f32, f64, df32, peer_f32, peer_f64 };
@@ -83,6 +84,11 @@ solve_result solve_f64(const csr<double>& A, const std::vector<double>& b, solve
                        const solve_options& options);
 solve_result solve_df32(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                         const solve_options& options);
+// solve_df32's BiCGStab and IDR(s) (a translation unit each).
+solve_result solve_df32_bicgstab(const csr<double>& A, const std::vector<double>& b,
+                                 const solve_options& options);
+solve_result solve_df32_idrs(const csr<double>& A, const std::vector<double>& b, int s,
+                             const solve_options& options);
 solve_result solve_peer(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                         const solve_options& options);
 

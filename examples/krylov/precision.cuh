@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tcr/compensated/double_word.cuh>
 #include "driver.cuh"
 #include "near_breakdown.hpp"
 #include "spmv.cuh"
@@ -45,6 +46,28 @@ struct f64_policy {
   using scalar_t = double;
   static constexpr double rho_restart = rho_restart_double;
 };
+
+// Float matrix, the iterate and the residuals as double-word float pairs (df32_elem on the
+// device, tcr::df32 in arithmetic), compensated rows returning their unrounded pair, dots in
+// dot2<float> and float scalars. Each solver says which of its vectors are pairs
+// (cg_df32.cuh, bicgstab_df32.cuh, idrs_df32.cuh): those whose updates must keep x and r
+// consistent; directions and shadow vectors stay float.
+struct df32_policy {
+  using matrix_t = float;
+  using vec_t = df32_elem;
+  using row_acc = tcr::dot2<float>;
+  using dot = tcr::dot2<float>;
+  using scalar_t = float;
+  static constexpr double rho_restart = rho_restart_double;
+};
+
+// Storage <-> arithmetic for double-word elements (both exact: the same two floats).
+__device__ __forceinline__ tcr::df32 to_pair(df32_elem e) {
+  return {e.hi, e.lo};
+}
+__device__ __forceinline__ df32_elem to_elem(tcr::df32 d) {
+  return {d.hi, d.lo};
+}
 
 // What every solver holds: the problem in the policy's types, x, r, the true-residual scratch,
 // the device history of recurrence residuals and the grid workspace.
