@@ -24,10 +24,14 @@ namespace krylov {
 // plain float ends in omega = 0 on jump2d:256:1e5 and aniso2d:256:1e-8
 // (examples/krylov/host-study/bicgstab_restart.txt). Double vectors: 1e-12
 // (bench/results/2026-12-01-h200-krylov-89d8674/host-study/bicgstab_restart.txt, and to 1e-10
-// examples/krylov/host-study/bicgstab_restart.txt). Double-word vectors (df32, 2^-48) take the
-// double threshold, 280 times their rounding level (not studied apart).
+// examples/krylov/host-study/bicgstab_restart.txt). df32 (double-word vectors, float scalars):
+// 1e-8. Its vectors round at 2^-48, but alpha and omega are floats, so the biorthogonality
+// behind rho decays at float's rate: at the double threshold it never restarts, and
+// convdiff2d:256:1e3 takes 972 iterations to 1e-6 against 689 at 1e-8
+// (examples/krylov/host-study/bicgstab_restart_df32.txt, reference_df32.hpp's recurrences).
 inline constexpr double rho_restart_float = 1e-7;
 inline constexpr double rho_restart_double = 1e-12;
+inline constexpr double rho_restart_df32 = 1e-8;
 
 // True when |rho| < threshold ||r_hat|| ||r||, for rho = 0 and for a NaN rho; r_hat2 = ||r_hat||^2,
 // rr = ||r||^2 (both > 0). Evaluated in double so float scalars cannot overflow in the product.

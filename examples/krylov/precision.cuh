@@ -4,7 +4,7 @@
 //   matrix_t  the matrix values      vec_t   the vectors
 //   row_acc   an SpMV row's sum      dot     the inner products (accumulated per thread, merged
 //   scalar_t  alpha, beta, ... (computed in the last block of each step)   over the grid)
-//   rho_restart  BiCGStab's near-breakdown threshold on |rho| / (||r_hat|| ||r||), per vector
+//   rho_restart  BiCGStab's near-breakdown threshold on |rho| / (||r_hat|| ||r||), per
 //                precision (near_breakdown.hpp says which study chose it)
 #pragma once
 
@@ -58,7 +58,7 @@ struct df32_policy {
   using row_acc = tcr::dot2<float>;
   using dot = tcr::dot2<float>;
   using scalar_t = float;
-  static constexpr double rho_restart = rho_restart_double;
+  static constexpr double rho_restart = rho_restart_df32;
 };
 
 // Storage <-> arithmetic for double-word elements (both exact: the same two floats).

@@ -11,6 +11,7 @@
 #include "csr.hpp"
 #include "near_breakdown.hpp"
 #include "reference.hpp"
+#include "reference_df32.hpp"
 #include "shadow_space.hpp"
 
 namespace {
@@ -302,6 +303,25 @@ TEST_CASE("reference BiCGStab restarts at near breakdowns on convection-diffusio
   CHECK(stop.breakdown);
   CHECK(stop.iterations == 1);
   CHECK(stop.restarts == 0);
+}
+
+TEST_CASE("df32 references: the true residual follows the recurrence one to 1e-10") {
+  // bicgstab_df32.cuh / idrs_df32.cuh's claim, on the host: with x, r (and IDR(s)'s U, G) as
+  // float pairs, b - A x - r stays at O(u_float^2), so a recurrence residual of 1e-10 is a true
+  // one (of the float matrix) within a small factor. Float vectors stop near 1e-7 here (the
+  // float iterate's limit), so a pair update that fell back to float fails this.
+  const csr<double> A = make_problem("convdiff2d:64:1e2");
+  const auto b = rhs_from_solution(A, 42);
+  const csr<float> Af = convert<float>(A);
+  const auto bi = reference::bicgstab_df32(A, b, 1e-10, 2000, rho_restart_df32);
+  CHECK(bi.converged);
+  CHECK(relative_residual(Af, bi.x, b) <= 2e-10);
+  for (int s : {1, 2, 4, 8}) {
+    CAPTURE(s);
+    const auto id = reference::idrs_df32(A, b, shadow_space(A.rows, s, 1), 1e-10, 4000);
+    CHECK(id.converged);
+    CHECK(relative_residual(Af, id.x, b) <= 2e-10);
+  }
 }
 
 TEST_CASE("rhs_from_solution: exact in float, deterministic, A x* to float rounding") {
