@@ -113,6 +113,7 @@ struct bicgstab_ops {
   using D = typename P::dot;
   using sc_t = bicgstab_scalars<S>;
   using steps = bicgstab_steps<S>;
+  using dir_t = V; // p and r_hat
 
   struct guarded {
     sc_t* sc;
@@ -231,12 +232,15 @@ struct bicgstab_ops {
   };
 };
 
-template <class P>
+// The host side of BiCGStab for a policy P and the steps Ops that implement it for P's vectors
+// (bicgstab_ops, or bicgstab_df32_ops with float directions: Ops::dir_t, the type of p, r_hat).
+template <class P, class Ops = bicgstab_ops<P>>
 class bicgstab_solver : public solver_base<typename P::matrix_t, typename P::vec_t> {
   using base = solver_base<typename P::matrix_t, typename P::vec_t>;
   using V = typename P::vec_t;
+  using W = typename Ops::dir_t;
   using S = typename P::scalar_t;
-  using ops = bicgstab_ops<P>;
+  using ops = Ops;
 
 public:
   bicgstab_solver(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
@@ -287,7 +291,8 @@ private:
         this->ws, nullptr);
   }
 
-  dev_array<V> r_hat, p, v, s, t;
+  dev_array<W> r_hat, p;
+  dev_array<V> v, s, t;
   dev_array<bicgstab_scalars<S>> sc;
 };
 

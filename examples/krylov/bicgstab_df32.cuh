@@ -20,6 +20,7 @@ namespace krylov {
 
 struct bicgstab_df32_ops {
   using S = float;
+  using dir_t = float; // p and r_hat
   using sc_t = bicgstab_scalars<S>;
   using steps = bicgstab_steps<S>;
   using dot1 = acc_array<tcr::dot2<float>, 1>;
@@ -34,8 +35,9 @@ struct bicgstab_df32_ops {
   struct start : guarded {
     using dots_t = dot1;
     const df32_elem* src;
-    df32_elem *r, *v;
+    df32_elem* r;
     float *r_hat, *p;
+    df32_elem* v;
     __device__ void load() {}
     __device__ void element(std::int64_t i, dots_t& d) const {
       const df32_elem ri = src[i];
@@ -81,8 +83,7 @@ struct bicgstab_df32_ops {
     __device__ void row(int i, const row_acc& acc, dots_t& d) const {
       const tcr::df32 y = acc.result_pair();
       v[i] = to_elem(y);
-      d.a[0].add(r_hat[i], y.hi);
-      d.a[0].add(r_hat[i], y.lo);
+      add_pair_product(d.a[0], r_hat[i], y);
     }
     __device__ void finish(const dots_t& d) const { steps::alpha(*this->sc, d.a[0].result()); }
   };
@@ -114,12 +115,7 @@ struct bicgstab_df32_ops {
     __device__ void row(int i, const row_acc& acc, dots_t& d) const {
       const tcr::df32 y = acc.result_pair();
       t[i] = to_elem(y);
-      const df32_elem si = s[i];
-      d.a[0].add(y.hi, si.hi);
-      d.a[0].add(y.hi, si.lo);
-      d.a[0].add(y.lo, si.hi);
-      d.a[1].add(y.hi, y.hi);
-      d.a[1].add(y.hi, 2.0f * y.lo);
+      add_omega_products(d.a[0], d.a[1], y, s[i]);
     }
     __device__ void finish(const dots_t& d) const {
       steps::omega(*this->sc, d.a[0].result(), d.a[1].result());
@@ -141,8 +137,7 @@ struct bicgstab_df32_ops {
       x[i] = to_elem(tcr::add(to_pair(x[i]), tcr::mul(si, omega)));
       const tcr::df32 rn = tcr::sub(si, tcr::mul(to_pair(t[i]), omega));
       r[i] = to_elem(rn);
-      d.a[0].add(r_hat[i], rn.hi);
-      d.a[0].add(r_hat[i], rn.lo);
+      add_pair_product(d.a[0], r_hat[i], rn);
       d.a[1].add(rn.hi, rn.hi);
     }
     __device__ void finish(const dots_t& d) const {
@@ -151,57 +146,6 @@ struct bicgstab_df32_ops {
   };
 };
 
-class bicgstab_df32_solver : public solver_base<float, df32_elem> {
-  using base = solver_base<float, df32_elem>;
-  using ops = bicgstab_df32_ops;
-
-public:
-  bicgstab_df32_solver(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
-      : base(A, b, o.max_iterations), r_hat(b.size()), p(b.size()), v(b.size()), s(b.size()),
-        t(b.size()), sc(1) {
-    restart(this->b.get());
-  }
-
-  int step() {
-    const auto M = A.view();
-    auto* c = sc.get();
-    launch_vector(shape, n,
-                  ops::direction{{c}, p.get(), r_hat.get(), r.get(), v.get(), 0.0f, 0.0f, 0}, ws,
-                  nullptr);
-    launch_spmv(shape, lanes, ops::matvec_v{{c}, M, p.get(), r_hat.get(), v.get()}, ws, nullptr);
-    launch_vector(shape, n, ops::half_step{{c}, s.get(), x.get(), r.get(), v.get(), p.get(), 0.0f},
-                  ws, nullptr);
-    launch_spmv(shape, lanes, ops::matvec_t{{c}, M, s.get(), t.get()}, ws, nullptr);
-    launch_vector(
-        shape, n,
-        ops::full_step{{c}, x.get(), r.get(), s.get(), t.get(), r_hat.get(), d_history.get(), 0.0f},
-        ws, nullptr);
-    return 2;
-  }
-  bool at_check_point() const { return true; }
-  solver_state read_state() {
-    const bicgstab_scalars<float> h = read_back(sc.get());
-    return {h.stop, static_cast<double>(h.rr), h.restarts};
-  }
-  void replace_residual() { restart(r_true.get()); }
-  std::vector<double> history(int count) const { return history_of(count); }
-
-private:
-  // As bicgstab_solver::restart: from b, or from the true residual (the counts carry over).
-  void restart(const df32_elem* src) {
-    bicgstab_scalars<float> h{};
-    if (src != b.get())
-      h = read_back(sc.get());
-    h.normb = std::sqrt(normb2);
-    h.stop = running;
-    KRYLOV_CUDA(cudaMemcpy(sc.get(), &h, sizeof h, cudaMemcpyHostToDevice));
-    launch_vector(shape, n, ops::start{{sc.get()}, src, r.get(), v.get(), r_hat.get(), p.get()}, ws,
-                  nullptr);
-  }
-
-  dev_array<float> r_hat, p;
-  dev_array<df32_elem> v, s, t;
-  dev_array<bicgstab_scalars<float>> sc;
-};
+using bicgstab_df32_solver = bicgstab_solver<df32_policy, bicgstab_df32_ops>;
 
 } // namespace krylov

@@ -54,8 +54,7 @@ struct cg_df32_ops {
     __device__ void row(int i, const row_acc& acc, dots_t& d) const {
       const tcr::df32 y = acc.result_pair();
       q[i] = to_elem(y);
-      d.a[0].add(p[i], y.hi);
-      d.a[0].add(p[i], y.lo);
+      add_pair_product(d.a[0], p[i], y);
     }
     __device__ void finish(const dots_t& d) const {
       cg_scalars<S>& sc = *this->sc;

@@ -91,15 +91,21 @@ struct idrs_steps {
       sc.f[i] -= sc.beta * sc.m[i][k];
   }
 
-  // Step 3, rr = (r, r): records ||r|| / ||b||; the next step's c.
-  __device__ static void updated(sc_t& sc, T rr, int k, double* history) {
+  // rr = (r, r) and ||r|| / ||b|| into the history; false, with the stop code, when r is
+  // exactly zero or rr not finite.
+  __device__ static bool record(sc_t& sc, T rr, double* history) {
     sc.rr = rr;
     history[sc.iter++] = std::sqrt(static_cast<double>(rr)) / sc.normb;
-    if (sc.rr == T(0))
+    if (rr == T(0))
       sc.stop = exact_zero;
-    else if (!finite(sc.rr))
+    else if (!finite(rr))
       sc.stop = breakdown_nonfinite;
-    else if (k + 1 < S && !solve_c(sc, k + 1))
+    return sc.stop == running;
+  }
+
+  // Step 3, rr = (r, r): the next step's c.
+  __device__ static void updated(sc_t& sc, T rr, int k, double* history) {
+    if (record(sc, rr, history) && k + 1 < S && !solve_c(sc, k + 1))
       sc.stop = breakdown_m;
   }
 
@@ -116,17 +122,11 @@ struct idrs_steps {
       sc.stop = om == T(0) ? breakdown_omega : breakdown_nonfinite;
   }
 
-  // Step 5, f = P^T r and rr = (r, r): records ||r|| / ||b||; c = M \ f.
+  // Step 5, f = P^T r and rr = (r, r): c = M \ f.
   __device__ static void reduced(sc_t& sc, const T (&f)[S], T rr, double* history) {
     for (int j = 0; j < S; ++j)
       sc.f[j] = f[j];
-    sc.rr = rr;
-    history[sc.iter++] = std::sqrt(static_cast<double>(rr)) / sc.normb;
-    if (sc.rr == T(0))
-      sc.stop = exact_zero;
-    else if (!finite(sc.rr))
-      sc.stop = breakdown_nonfinite;
-    else if (!solve_c(sc, 0))
+    if (record(sc, rr, history) && !solve_c(sc, 0))
       sc.stop = breakdown_m;
   }
 };
@@ -139,6 +139,7 @@ struct idrs_ops {
   using D = typename P::dot;
   using sc_t = idrs_scalars<T, S>;
   using steps = idrs_steps<T, S>;
+  using shadow_t = V; // P
 
   struct vecs {
     const V* p[S];
@@ -306,19 +307,22 @@ struct idrs_ops {
   };
 };
 
-template <class P, int S>
+// The host side of IDR(s) for a policy P and the steps Ops that implement it for P's vectors
+// (idrs_ops, or idrs_df32_ops with a float shadow space: Ops::shadow_t, the type of P).
+template <class P, int S, class Ops = idrs_ops<P, S>>
 class idrs_solver : public solver_base<typename P::matrix_t, typename P::vec_t> {
   using base = solver_base<typename P::matrix_t, typename P::vec_t>;
   using V = typename P::vec_t;
+  using W = typename Ops::shadow_t;
   using T = typename P::scalar_t;
-  using ops = idrs_ops<P, S>;
+  using ops = Ops;
 
 public:
   idrs_solver(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
       : base(A, b, o.max_iterations), t(b.size()), sc(1) {
     const auto shadow = shadow_space(this->n, S, o.seed);
     for (int j = 0; j < S; ++j) {
-      p[j] = dev_array<V>(base::to_vec(shadow[j]));
+      p[j] = dev_array<W>(std::vector<W>(shadow[j].begin(), shadow[j].end()));
       g[j] = dev_array<V>(b.size());
       u[j] = dev_array<V>(b.size());
       w.p[j] = p[j].get();
@@ -376,7 +380,8 @@ public:
   std::vector<double> history(int count) const { return this->history_of(count); }
 
 private:
-  dev_array<V> p[S], g[S], u[S], t;
+  dev_array<W> p[S];
+  dev_array<V> g[S], u[S], t;
   typename ops::vecs w{};
   dev_array<idrs_scalars<T, S>> sc;
   int phase = 0;

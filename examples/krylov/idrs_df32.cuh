@@ -23,6 +23,7 @@ struct idrs_df32_ops {
   using sc_t = idrs_scalars<T, S>;
   using steps = idrs_steps<T, S>;
   using pair = tcr::df32;
+  using shadow_t = float; // P
 
   struct vecs {
     const float* p[S];
@@ -34,12 +35,6 @@ struct idrs_df32_ops {
     sc_t* sc;
     __device__ bool active() const { return sc->stop == running; }
   };
-
-  // p . (hi + lo) into a compensated dot.
-  __device__ static void add_pair(tcr::dot2<float>& a, float p, pair v) {
-    a.add(p, v.hi);
-    a.add(p, v.lo);
-  }
 
   // r = src, f = P^T r, rr = (r.hi, r.hi); c = M \ f.
   struct start : guarded {
@@ -53,7 +48,7 @@ struct idrs_df32_ops {
       r[i] = ri;
 #pragma unroll
       for (int j = 0; j < S; ++j)
-        add_pair(d.a[j], w.p[j][i], to_pair(ri));
+        add_pair_product(d.a[j], w.p[j][i], to_pair(ri));
       d.a[S].add(ri.hi, ri.hi);
     }
     __device__ void finish(const dots_t& d) const {
@@ -103,7 +98,7 @@ struct idrs_df32_ops {
       w.g[k][i] = to_elem(y);
 #pragma unroll
       for (int j = 0; j < S; ++j)
-        add_pair(d.a[j], w.p[j][i], y);
+        add_pair_product(d.a[j], w.p[j][i], y);
     }
     __device__ void finish(const dots_t& d) const {
       T a[S];
@@ -159,12 +154,7 @@ struct idrs_df32_ops {
     __device__ void row(int i, const row_acc& acc, dots_t& d) const {
       const pair y = acc.result_pair();
       t[i] = to_elem(y);
-      const df32_elem ri = r[i];
-      d.a[0].add(y.hi, ri.hi);
-      d.a[0].add(y.hi, ri.lo);
-      d.a[0].add(y.lo, ri.hi);
-      d.a[1].add(y.hi, y.hi);
-      d.a[1].add(y.hi, 2.0f * y.lo);
+      add_omega_products(d.a[0], d.a[1], y, r[i]);
     }
     __device__ void finish(const dots_t& d) const {
       steps::omega(*this->sc, d.a[0].result(), d.a[1].result());
@@ -187,7 +177,7 @@ struct idrs_df32_ops {
       r[i] = to_elem(rn);
 #pragma unroll
       for (int j = 0; j < S; ++j)
-        add_pair(d.a[j], w.p[j][i], rn);
+        add_pair_product(d.a[j], w.p[j][i], rn);
       d.a[S].add(rn.hi, rn.hi);
     }
     __device__ void finish(const dots_t& d) const {
@@ -200,73 +190,6 @@ struct idrs_df32_ops {
 };
 
 template <int S>
-class idrs_df32_solver : public solver_base<float, df32_elem> {
-  using base = solver_base<float, df32_elem>;
-  using T = float;
-  using ops = idrs_df32_ops<S>;
-
-public:
-  idrs_df32_solver(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
-      : base(A, b, o.max_iterations), t(b.size()), sc(1) {
-    const auto shadow = shadow_space(n, S, o.seed);
-    for (int j = 0; j < S; ++j) {
-      p[j] = dev_array<float>(std::vector<float>(shadow[j].begin(), shadow[j].end()));
-      g[j] = dev_array<df32_elem>(b.size());
-      u[j] = dev_array<df32_elem>(b.size());
-      w.p[j] = p[j].get();
-      w.g[j] = g[j].get();
-      w.u[j] = u[j].get();
-    }
-    idrs_scalars<T, S> h{};
-    for (int j = 0; j < S; ++j)
-      h.m[j][j] = T(1);
-    h.omega = T(1);
-    h.normb = std::sqrt(normb2);
-    KRYLOV_CUDA(cudaMemcpy(sc.get(), &h, sizeof h, cudaMemcpyHostToDevice));
-    launch_vector(shape, n, typename ops::start{{sc.get()}, w, this->b.get(), r.get()}, ws,
-                  nullptr);
-  }
-
-  int step() {
-    auto* c = sc.get();
-    if (phase < S) {
-      const int k = phase;
-      launch_vector(shape, n, typename ops::make_u{{c}, w, r.get(), k, {}, T(0)}, ws, nullptr);
-      launch_spmv(shape, lanes, typename ops::matvec_g{{c}, A.view(), w, k}, ws, nullptr);
-      launch_vector(shape, n,
-                    typename ops::update{{c}, w, r.get(), x.get(), d_history.get(), k, {}, T(0)},
-                    ws, nullptr);
-      ++phase;
-    } else {
-      launch_spmv(shape, lanes, typename ops::matvec_t{{c}, A.view(), r.get(), t.get()}, ws,
-                  nullptr);
-      launch_vector(shape, n,
-                    typename ops::reduce{{c}, w, r.get(), x.get(), t.get(), d_history.get(), T(0)},
-                    ws, nullptr);
-      phase = 0;
-    }
-    return 1;
-  }
-  bool at_check_point() const { return phase == 0; }
-  solver_state read_state() {
-    const idrs_scalars<T, S> h = read_back(sc.get());
-    return {h.stop, static_cast<double>(h.rr)};
-  }
-  // As idrs_solver: r := b - A x with a fresh f = P^T r; G, U and M stay.
-  void replace_residual() {
-    idrs_scalars<T, S> h = read_back(sc.get());
-    h.stop = running;
-    KRYLOV_CUDA(cudaMemcpy(sc.get(), &h, sizeof h, cudaMemcpyHostToDevice));
-    launch_vector(shape, n, typename ops::start{{sc.get()}, w, r_true.get(), r.get()}, ws, nullptr);
-  }
-  std::vector<double> history(int count) const { return history_of(count); }
-
-private:
-  dev_array<float> p[S];
-  dev_array<df32_elem> g[S], u[S], t;
-  typename ops::vecs w{};
-  dev_array<idrs_scalars<T, S>> sc;
-  int phase = 0;
-};
+using idrs_df32_solver = idrs_solver<df32_policy, S, idrs_df32_ops<S>>;
 
 } // namespace krylov

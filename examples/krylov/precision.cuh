@@ -69,6 +69,23 @@ __device__ __forceinline__ df32_elem to_elem(tcr::df32 d) {
   return {d.hi, d.lo};
 }
 
+// a (v.hi + v.lo), both products exact, into a compensated dot.
+__device__ __forceinline__ void add_pair_product(tcr::dot2<float>& acc, float a, tcr::df32 v) {
+  acc.add(a, v.hi);
+  acc.add(a, v.lo);
+}
+
+// (t, s) and (t, t) of pairs to second order in the low parts (t.lo s.lo and t.lo^2 are below
+// the dots' float results), as BiCGStab's and IDR(s)'s omega steps need them.
+__device__ __forceinline__ void add_omega_products(tcr::dot2<float>& ts, tcr::dot2<float>& tt,
+                                                   tcr::df32 t, df32_elem s) {
+  ts.add(t.hi, s.hi);
+  ts.add(t.hi, s.lo);
+  ts.add(t.lo, s.hi);
+  tt.add(t.hi, t.hi);
+  tt.add(t.hi, 2.0f * t.lo);
+}
+
 // What every solver holds: the problem in the policy's types, x, r, the true-residual scratch,
 // the device history of recurrence residuals and the grid workspace.
 template <class M, class V>

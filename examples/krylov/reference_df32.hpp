@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <utility>
 #include <vector>
 #include <tcr/compensated/accumulators.cuh>
 #include <tcr/compensated/double_word.cuh>
@@ -70,6 +71,19 @@ inline std::vector<float> his(const std::vector<df32>& v) {
   return h;
 }
 
+// (t, s) and (t, t) as precision.cuh's add_omega_products folds them.
+inline std::pair<float, float> omega_dots(const std::vector<df32>& t, const std::vector<df32>& s) {
+  tcr::dot2<float> ts, tt;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    ts.add(t[i].hi, s[i].hi);
+    ts.add(t[i].hi, s[i].lo);
+    ts.add(t[i].lo, s[i].hi);
+    tt.add(t[i].hi, t[i].hi);
+    tt.add(t[i].hi, 2.0f * t[i].lo);
+  }
+  return {ts.result(), tt.result()};
+}
+
 // bicgstab_df32.cuh's recurrences from x0 = 0 until the recurrence residual meets tol (no
 // replacements), with the near-breakdown restart at rho_restart.
 inline result bicgstab_df32(const csr<double>& A64, const std::vector<double>& b64, double tol,
@@ -103,15 +117,8 @@ inline result bicgstab_df32(const csr<double>& A64, const std::vector<double>& b
       x[i] = tcr::add(x[i], df32::from_product(alpha, p[i]));
     }
     t = mul_pair(A, s);
-    tcr::dot2<float> ts, tt;
-    for (std::size_t i = 0; i < n; ++i) {
-      ts.add(t[i].hi, s[i].hi);
-      ts.add(t[i].hi, s[i].lo);
-      ts.add(t[i].lo, s[i].hi);
-      tt.add(t[i].hi, t[i].hi);
-      tt.add(t[i].hi, 2.0f * t[i].lo);
-    }
-    omega = ts.result() / tt.result();
+    const auto [ts, tt] = omega_dots(t, s);
+    omega = ts / tt;
     if (omega == 0.0f || !std::isfinite(omega))
       return res.breakdown = true, res.x = to_doubles(x), res;
     for (std::size_t i = 0; i < n; ++i) {
@@ -220,15 +227,7 @@ inline result idrs_df32(const csr<double>& A64, const std::vector<double>& b64,
     if (res.converged)
       break;
     const std::vector<df32> t = mul_pair(A, r);
-    tcr::dot2<float> ts_acc, tt_acc;
-    for (std::size_t i = 0; i < n; ++i) {
-      ts_acc.add(t[i].hi, r[i].hi);
-      ts_acc.add(t[i].hi, r[i].lo);
-      ts_acc.add(t[i].lo, r[i].hi);
-      tt_acc.add(t[i].hi, t[i].hi);
-      tt_acc.add(t[i].hi, 2.0f * t[i].lo);
-    }
-    const float ts = ts_acc.result(), tt = tt_acc.result();
+    const auto [ts, tt] = omega_dots(t, r);
     const float nr = std::sqrt(norm2_hi(r));
     omega = ts / tt;
     const float rho = std::abs(ts / (std::sqrt(tt) * nr));
