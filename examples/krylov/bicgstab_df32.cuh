@@ -11,7 +11,8 @@
 // alpha p exact (two_prod), alpha v, omega s, omega t within 2u^2 (DWTimesFP3) and each pair
 // addition within 3u^2 (JMP). So b - A x - r grows by O(u^2) of the residuals per iteration;
 // the float p and r_hat only choose the directions, and the scalars' float rounding only changes
-// which step is taken, never its consistency.
+// which step is taken, never its consistency (it does make rho lose information at float's
+// rate: near_breakdown.hpp's rho_restart_df32).
 #pragma once
 
 #include "bicgstab.cuh"

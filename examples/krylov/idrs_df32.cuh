@@ -7,10 +7,10 @@
 // r -= beta G_k keep b - A x - r where it is only while G_k = A U_k, and step 3 builds both
 // columns by the same combinations G_k - sum alpha_j G_j, U_k - sum alpha_j U_j of columns that
 // satisfy it. In float each combination rounds by u on its own side, so G = A U, and with it the
-// biorthogonality G_k against P that the alpha enforce, decay at O(u) per step, which is where
-// float IDR(s) loses its way (bench/results/2026-12-01-h200-krylov-89d8674). As pairs every
-// combination errs by O(u^2) (DWTimesFP3 2u^2, pair additions 3u^2, JMP); G_k = A U_k itself
-// comes from compensated rows over both halves of U_k, and t = A r over both halves of r.
+// consistency of x and r, decays by O(u) per step. As pairs every combination errs by O(u^2)
+// (DWTimesFP3 2u^2, pair additions 3u^2, JMP); G_k = A U_k itself comes from compensated rows
+// over both halves of U_k, and t = A r over both halves of r. Not changed by the pairs: M, f, c,
+// alpha, beta and omega are floats, so the recurrences' own rounding is still float's.
 #pragma once
 
 #include "idrs.cuh"
