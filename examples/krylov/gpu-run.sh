@@ -57,7 +57,7 @@ done
   grep -E "^\[doctest\] (test cases|assertions)" "$out/test-gpu.log"
   echo
   echo "== gpu test messages (recorded, not asserted)"
-  grep -E "MESSAGE: " "$out/test-gpu.log" | sed 's/.*MESSAGE: //' | head -30
+  grep -E "MESSAGE: " "$out/test-gpu.log" | sed 's/.*MESSAGE: //' | head -60
   for s in $suites; do
     [ -f "$out/suite-$s.log" ] || continue
     echo
