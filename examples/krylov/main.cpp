@@ -34,8 +34,8 @@ struct run_spec {
 };
 
 // Our solvers' four precisions (every method has all four); the peer has CG and BiCGStab.
-const std::vector<precision> ours = {precision::f32, precision::tcr_f32, precision::f64,
-                                     precision::df32};
+const std::vector<precision> our_precisions = {precision::f32, precision::tcr_f32, precision::f64,
+                                               precision::df32};
 
 bool parse_precision(const std::string& s, precision& p) {
   const std::map<std::string, precision> names = {
@@ -78,7 +78,7 @@ void add_all(std::vector<run_spec>& v, const std::string& problem, bool spd, dou
                       precision::peer_f32, precision::peer_f64})
     v.push_back({problem, method::bicgstab, 0, p, tol, maxit, check});
   for (int s : {1, 2, 4, 8})
-    for (precision p : ours)
+    for (precision p : our_precisions)
       v.push_back({problem, method::idrs, s, p, tol, 2 * maxit, check});
 }
 
@@ -108,7 +108,7 @@ std::vector<run_spec> suite(const std::string& name) {
                           precision::peer_f32, precision::peer_f64})
         v.push_back({p, method::cg, 0, q, 1e-10, 20000, 10});
     for (const char* p : {"convdiff2d:256:1e2", "convdiff2d:256:1e3"})
-      for (precision q : ours) {
+      for (precision q : our_precisions) {
         v.push_back({p, method::bicgstab, 0, q, 1e-10, 20000, 10});
         v.push_back({p, method::idrs, 4, q, 1e-10, 40000, 10});
       }
@@ -122,7 +122,7 @@ std::vector<run_spec> suite(const std::string& name) {
       for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
                           precision::peer_f32, precision::peer_f64})
         v.push_back({p, method::bicgstab, 0, q, 1e-30, 150, 50});
-      for (precision q : ours)
+      for (precision q : our_precisions)
         v.push_back({p, method::idrs, 4, q, 1e-30, 300, 50});
     }
     // To solution at 1e6 unknowns: 1e-6 for all, 1e-10 for those whose iterate can reach it.
