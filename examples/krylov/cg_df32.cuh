@@ -11,23 +11,13 @@
 // which direction is searched, never the consistency of x and r.
 #pragma once
 
-#include <tcr/compensated/double_word.cuh>
 #include "cg.cuh"
 
 namespace krylov {
 
-struct df32_policy {
-  using matrix_t = float;
-  using vec_t = df32_elem;
-  using scalar_t = float;
-};
-
 struct cg_df32_ops {
   using S = float;
   using dot1 = acc_array<tcr::dot2<float>, 1>;
-
-  static __device__ tcr::df32 pair(df32_elem e) { return {e.hi, e.lo}; }
-  static __device__ df32_elem elem(tcr::df32 d) { return {d.hi, d.lo}; }
 
   struct guarded {
     cg_scalars<S>* sc;
@@ -63,9 +53,8 @@ struct cg_df32_ops {
     __device__ float x_at(int j) const { return p[j]; }
     __device__ void row(int i, const row_acc& acc, dots_t& d) const {
       const tcr::df32 y = acc.result_pair();
-      q[i] = elem(y);
-      d.a[0].add(p[i], y.hi);
-      d.a[0].add(p[i], y.lo);
+      q[i] = to_elem(y);
+      add_pair_product(d.a[0], p[i], y);
     }
     __device__ void finish(const dots_t& d) const {
       cg_scalars<S>& sc = *this->sc;
@@ -87,9 +76,9 @@ struct cg_df32_ops {
     float alpha;
     __device__ void load() { alpha = this->sc->alpha; }
     __device__ void element(std::int64_t i, dots_t& d) const {
-      x[i] = elem(tcr::add(pair(x[i]), tcr::df32::from_product(alpha, p[i])));
-      const tcr::df32 rn = tcr::sub(pair(r[i]), tcr::mul(pair(q[i]), alpha));
-      r[i] = elem(rn);
+      x[i] = to_elem(tcr::add(to_pair(x[i]), tcr::df32::from_product(alpha, p[i])));
+      const tcr::df32 rn = tcr::sub(to_pair(r[i]), tcr::mul(to_pair(q[i]), alpha));
+      r[i] = to_elem(rn);
       d.a[0].add(rn.hi, rn.hi);
     }
     __device__ void finish(const dots_t& d) const {

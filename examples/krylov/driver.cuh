@@ -27,7 +27,7 @@ namespace krylov {
 enum stop_code : int {
   running = 0,
   exact_zero = 1,          // the recurrence residual is exactly zero
-  breakdown_rho = 2,       // BiCGStab: rho = (r_hat, r) = 0
+  breakdown_rho = 2,       // BiCGStab: rho near 0 right after a restart (near_breakdown.hpp)
   breakdown_omega = 3,     // BiCGStab / IDR(s): omega = 0
   breakdown_rv = 4,        // BiCGStab: (r_hat, v) = 0
   breakdown_pap = 5,       // CG: (p, A p) <= 0 (A not SPD, or a rounding breakdown)
@@ -38,7 +38,7 @@ enum stop_code : int {
 inline const char* stop_message(int code) {
   switch (code) {
   case breakdown_rho:
-    return "breakdown: rho = (r_hat, r) = 0";
+    return "breakdown: rho = (r_hat, r) near 0 in the first iteration after r_hat = r";
   case breakdown_omega:
     return "breakdown: omega = 0";
   case breakdown_rv:
@@ -56,7 +56,8 @@ inline const char* stop_message(int code) {
 
 struct solver_state {
   int stop = running;
-  double rr = 0; // recurrence ||r||^2
+  double rr = 0;    // recurrence ||r||^2
+  int restarts = 0; // BiCGStab: near-breakdown restarts (r_hat := r) on the device
 };
 
 // A GPU timer around the iteration loop (events on the legacy stream).
@@ -140,7 +141,9 @@ solve_result drive(Solver& s, double normb2, const solve_options& o) {
   res.iterations = it;
   res.true_relres =
       normb == 0 ? 0 : (have_true ? last_true : std::sqrt(s.true_residual2()) / normb);
-  res.recurrence_relres = normb == 0 ? 0 : std::sqrt(s.read_state().rr) / normb;
+  const solver_state end = s.read_state();
+  res.recurrence_relres = normb == 0 ? 0 : std::sqrt(end.rr) / normb;
+  res.restarts = end.restarts;
   res.history = s.history(it);
   for (std::size_t i = 0; i < res.history.size(); ++i)
     if (res.history[i] <= o.tol) {

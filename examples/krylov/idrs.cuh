@@ -37,19 +37,11 @@ struct idrs_scalars {
   int stop, iter;
 };
 
-template <class P, int S>
-struct idrs_ops {
-  using M = typename P::matrix_t;
-  using V = typename P::vec_t;
-  using T = typename P::scalar_t;
-  using D = typename P::dot;
+// The scalar steps, run by one thread of the last block of each fused kernel on the reduced
+// dot products; the same for every storage scheme of the vectors (idrs_df32.cuh uses them).
+template <class T, int S>
+struct idrs_steps {
   using sc_t = idrs_scalars<T, S>;
-
-  struct vecs {
-    const V* p[S];
-    V* g[S];
-    V* u[S];
-  };
 
   // c_{k:s} = M_{k:s,k:s} \ f_{k:s} (forward substitution); false on a zero pivot.
   __device__ static bool solve_c(sc_t& sc, int k) {
@@ -63,6 +55,97 @@ struct idrs_ops {
     }
     return true;
   }
+
+  // After r = r_0: f = P^T r, rr = (r, r); c = M \ f.
+  __device__ static void start(sc_t& sc, const T (&f)[S], T rr) {
+    for (int j = 0; j < S; ++j)
+      sc.f[j] = f[j];
+    sc.rr = rr;
+    if (sc.rr == T(0))
+      sc.stop = exact_zero;
+    else if (!solve_c(sc, 0))
+      sc.stop = breakdown_m;
+  }
+
+  // Step 2, a = P^T G_k: alpha = M_{0:k,0:k} \ a_{0:k}, M_{k:s,k} = a_{k:s} - M_{k:s,0:k} alpha,
+  // beta = f_k / M_kk, f_{k+1:s} -= beta M_{k+1:s,k}.
+  __device__ static void biorthogonalise(sc_t& sc, const T (&a)[S], int k) {
+    for (int i = 0; i < k; ++i) {
+      T v = a[i];
+      for (int j = 0; j < i; ++j)
+        v -= sc.m[i][j] * sc.alpha[j];
+      sc.alpha[i] = v / sc.m[i][i]; // nonzero: checked when M_ii was made
+    }
+    for (int i = k; i < S; ++i) {
+      T v = a[i];
+      for (int j = 0; j < k; ++j)
+        v -= sc.m[i][j] * sc.alpha[j];
+      sc.m[i][k] = v;
+    }
+    if (sc.m[k][k] == T(0) || !finite(sc.m[k][k])) {
+      sc.stop = sc.m[k][k] == T(0) ? breakdown_m : breakdown_nonfinite;
+      return;
+    }
+    sc.beta = sc.f[k] / sc.m[k][k];
+    for (int i = k + 1; i < S; ++i)
+      sc.f[i] -= sc.beta * sc.m[i][k];
+  }
+
+  // rr = (r, r) and ||r|| / ||b|| into the history; false, with the stop code, when r is
+  // exactly zero or rr not finite.
+  __device__ static bool record(sc_t& sc, T rr, double* history) {
+    sc.rr = rr;
+    history[sc.iter++] = std::sqrt(static_cast<double>(rr)) / sc.normb;
+    if (rr == T(0))
+      sc.stop = exact_zero;
+    else if (!finite(rr))
+      sc.stop = breakdown_nonfinite;
+    return sc.stop == running;
+  }
+
+  // Step 3, rr = (r, r): the next step's c.
+  __device__ static void updated(sc_t& sc, T rr, int k, double* history) {
+    if (record(sc, rr, history) && k + 1 < S && !solve_c(sc, k + 1))
+      sc.stop = breakdown_m;
+  }
+
+  // Step 4: omega = (t, r) / (t, t), with van Gijzen's angle 0.7 rule.
+  __device__ static void omega(sc_t& sc, T ts, T tt) {
+    const T angle = T(0.7);
+    const T nt = std::sqrt(tt), nr = std::sqrt(sc.rr);
+    T om = ts / tt;
+    const T rho = std::abs(ts / (nt * nr));
+    if (rho < angle)
+      om = om * angle / rho;
+    sc.omega = om;
+    if (om == T(0) || !finite(om))
+      sc.stop = om == T(0) ? breakdown_omega : breakdown_nonfinite;
+  }
+
+  // Step 5, f = P^T r and rr = (r, r): c = M \ f.
+  __device__ static void reduced(sc_t& sc, const T (&f)[S], T rr, double* history) {
+    for (int j = 0; j < S; ++j)
+      sc.f[j] = f[j];
+    if (record(sc, rr, history) && !solve_c(sc, 0))
+      sc.stop = breakdown_m;
+  }
+};
+
+template <class P, int S>
+struct idrs_ops {
+  using M = typename P::matrix_t;
+  using V = typename P::vec_t;
+  using T = typename P::scalar_t;
+  using D = typename P::dot;
+  using sc_t = idrs_scalars<T, S>;
+  using steps = idrs_steps<T, S>;
+  using shadow_t = V; // P
+
+  struct vecs {
+    const V* p[S];
+    V* g[S];
+    V* u[S];
+  };
 
   struct guarded {
     sc_t* sc;
@@ -85,14 +168,10 @@ struct idrs_ops {
       add_product(d.a[S], ri, ri);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
+      T f[S];
       for (int j = 0; j < S; ++j)
-        sc.f[j] = static_cast<T>(tcr::result(d.a[j]));
-      sc.rr = static_cast<T>(tcr::result(d.a[S]));
-      if (sc.rr == T(0))
-        sc.stop = exact_zero;
-      else if (!solve_c(sc, 0))
-        sc.stop = breakdown_m;
+        f[j] = static_cast<T>(tcr::result(d.a[j]));
+      steps::start(*this->sc, f, static_cast<T>(tcr::result(d.a[S])));
     }
   };
 
@@ -138,29 +217,10 @@ struct idrs_ops {
         add_product(d.a[j], w.p[j][i], y);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
       T a[S];
       for (int j = 0; j < S; ++j)
         a[j] = static_cast<T>(tcr::result(d.a[j]));
-      for (int i = 0; i < k; ++i) {
-        T v = a[i];
-        for (int j = 0; j < i; ++j)
-          v -= sc.m[i][j] * sc.alpha[j];
-        sc.alpha[i] = v / sc.m[i][i]; // nonzero: checked when M_ii was made
-      }
-      for (int i = k; i < S; ++i) {
-        T v = a[i];
-        for (int j = 0; j < k; ++j)
-          v -= sc.m[i][j] * sc.alpha[j];
-        sc.m[i][k] = v;
-      }
-      if (sc.m[k][k] == T(0) || !finite(sc.m[k][k])) {
-        sc.stop = sc.m[k][k] == T(0) ? breakdown_m : breakdown_nonfinite;
-        return;
-      }
-      sc.beta = sc.f[k] / sc.m[k][k];
-      for (int i = k + 1; i < S; ++i)
-        sc.f[i] -= sc.beta * sc.m[i][k];
+      steps::biorthogonalise(*this->sc, a, k);
     }
   };
 
@@ -194,15 +254,7 @@ struct idrs_ops {
       add_product(d.a[0], ri, ri);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
-      sc.rr = static_cast<T>(tcr::result(d.a[0]));
-      history[sc.iter++] = std::sqrt(static_cast<double>(sc.rr)) / sc.normb;
-      if (sc.rr == T(0))
-        sc.stop = exact_zero;
-      else if (!finite(sc.rr))
-        sc.stop = breakdown_nonfinite;
-      else if (k + 1 < S && !solve_c(sc, k + 1))
-        sc.stop = breakdown_m;
+      steps::updated(*this->sc, static_cast<T>(tcr::result(d.a[0])), k, history);
     }
   };
 
@@ -222,18 +274,8 @@ struct idrs_ops {
       add_product(d.a[1], y, y);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
-      const T ts = static_cast<T>(tcr::result(d.a[0]));
-      const T tt = static_cast<T>(tcr::result(d.a[1]));
-      const T angle = T(0.7);
-      const T nt = std::sqrt(tt), nr = std::sqrt(sc.rr);
-      T om = ts / tt;
-      const T rho = std::abs(ts / (nt * nr));
-      if (rho < angle)
-        om = om * angle / rho;
-      sc.omega = om;
-      if (om == T(0) || !finite(om))
-        sc.stop = om == T(0) ? breakdown_omega : breakdown_nonfinite;
+      steps::omega(*this->sc, static_cast<T>(tcr::result(d.a[0])),
+                   static_cast<T>(tcr::result(d.a[1])));
     }
   };
 
@@ -257,34 +299,30 @@ struct idrs_ops {
       add_product(d.a[S], rn, rn);
     }
     __device__ void finish(const dots_t& d) const {
-      sc_t& sc = *this->sc;
+      T f[S];
       for (int j = 0; j < S; ++j)
-        sc.f[j] = static_cast<T>(tcr::result(d.a[j]));
-      sc.rr = static_cast<T>(tcr::result(d.a[S]));
-      history[sc.iter++] = std::sqrt(static_cast<double>(sc.rr)) / sc.normb;
-      if (sc.rr == T(0))
-        sc.stop = exact_zero;
-      else if (!finite(sc.rr))
-        sc.stop = breakdown_nonfinite;
-      else if (!solve_c(sc, 0))
-        sc.stop = breakdown_m;
+        f[j] = static_cast<T>(tcr::result(d.a[j]));
+      steps::reduced(*this->sc, f, static_cast<T>(tcr::result(d.a[S])), history);
     }
   };
 };
 
-template <class P, int S>
+// The host side of IDR(s) for a policy P and the steps Ops that implement it for P's vectors
+// (idrs_ops, or idrs_df32_ops with a float shadow space: Ops::shadow_t, the type of P).
+template <class P, int S, class Ops = idrs_ops<P, S>>
 class idrs_solver : public solver_base<typename P::matrix_t, typename P::vec_t> {
   using base = solver_base<typename P::matrix_t, typename P::vec_t>;
   using V = typename P::vec_t;
+  using W = typename Ops::shadow_t;
   using T = typename P::scalar_t;
-  using ops = idrs_ops<P, S>;
+  using ops = Ops;
 
 public:
   idrs_solver(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
       : base(A, b, o.max_iterations), t(b.size()), sc(1) {
     const auto shadow = shadow_space(this->n, S, o.seed);
     for (int j = 0; j < S; ++j) {
-      p[j] = dev_array<V>(base::to_vec(shadow[j]));
+      p[j] = dev_array<W>(std::vector<W>(shadow[j].begin(), shadow[j].end()));
       g[j] = dev_array<V>(b.size());
       u[j] = dev_array<V>(b.size());
       w.p[j] = p[j].get();
@@ -342,7 +380,8 @@ public:
   std::vector<double> history(int count) const { return this->history_of(count); }
 
 private:
-  dev_array<V> p[S], g[S], u[S], t;
+  dev_array<W> p[S];
+  dev_array<V> g[S], u[S], t;
   typename ops::vecs w{};
   dev_array<idrs_scalars<T, S>> sc;
   int phase = 0;

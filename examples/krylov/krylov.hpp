@@ -21,7 +21,8 @@ enum class method { cg, bicgstab, idrs };
 // f32: float everywhere, inner products and SpMV rows summed in float (as cuBLAS Sdot).
 // tcr_f32: float data and vectors, every inner product and SpMV row a compensated tcr dot.
 // f64: double everywhere (plain double sums).
-// df32: float matrix, iterate and residual as double-word float pairs, compensated SpMV (CG).
+// df32: float matrix, iterate and residuals as double-word float pairs (tcr::df32), compensated
+// SpMV rows and dots; directions and shadow vectors in float (CG, BiCGStab, IDR(s)).
 // peer_f32 / peer_f64: cuSPARSE SpMV + cuBLAS dot / axpy / scal, host pointer mode (CG and
 // BiCGStab), converging on the recurrence residual as users' code does.
 enum class precision { f32, tcr_f32, f64, df32, peer_f32, peer_f64 };
@@ -54,6 +55,7 @@ struct solve_result {
   int spmvs = 0;                 // matrix-vector products, the true-residual checks excluded
   int first_below_tol = -1;      // first iteration whose recurrence residual met tol (history)
   int replacements = 0;          // true residuals that replaced the recurrence one
+  int restarts = 0;              // BiCGStab: near-breakdown restarts r_hat := r (bicgstab.cuh)
   double true_relres = -1;       // ||b - A x|| / ||b||, compensated, at the end
   double recurrence_relres = -1; // the solver's own residual norm at the end
   std::vector<double> history;   // recurrence relative residual after every iteration
@@ -82,6 +84,11 @@ solve_result solve_f64(const csr<double>& A, const std::vector<double>& b, solve
                        const solve_options& options);
 solve_result solve_df32(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                         const solve_options& options);
+// solve_df32's BiCGStab and IDR(s) (a translation unit each).
+solve_result solve_df32_bicgstab(const csr<double>& A, const std::vector<double>& b,
+                                 const solve_options& options);
+solve_result solve_df32_idrs(const csr<double>& A, const std::vector<double>& b, int s,
+                             const solve_options& options);
 solve_result solve_peer(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                         const solve_options& options);
 

@@ -33,8 +33,9 @@ struct run_spec {
   int check_every;
 };
 
-const std::vector<precision> float_and_double = {precision::f32, precision::tcr_f32,
-                                                 precision::f64};
+// Our solvers' four precisions (every method has all four); the peer has CG and BiCGStab.
+const std::vector<precision> our_precisions = {precision::f32, precision::tcr_f32, precision::f64,
+                                               precision::df32};
 
 bool parse_precision(const std::string& s, precision& p) {
   const std::map<std::string, precision> names = {
@@ -64,20 +65,20 @@ std::string method_label(method m, int s) {
   return m == method::idrs ? "idr(" + std::to_string(s) + ")" : name(m);
 }
 
-// Every method / precision pair of a problem: CG (SPD problems only) in all six, BiCGStab in all
-// but df32, IDR(s) for s = 1, 2, 4, 8 in f32, tcr-f32, f64. maxit counts CG / BiCGStab
-// iterations; IDR(s) counts products, so it gets 2 maxit (a BiCGStab iteration is two).
+// Every method / precision pair of a problem: CG (SPD problems only) and BiCGStab in all six,
+// IDR(s) for s = 1, 2, 4, 8 in f32, tcr-f32, f64, df32. maxit counts CG / BiCGStab iterations;
+// IDR(s) counts products, so it gets 2 maxit (a BiCGStab iteration is two).
 void add_all(std::vector<run_spec>& v, const std::string& problem, bool spd, double tol, int maxit,
              int check) {
   if (spd)
     for (precision p : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
                         precision::peer_f32, precision::peer_f64})
       v.push_back({problem, method::cg, 0, p, tol, maxit, check});
-  for (precision p : {precision::f32, precision::tcr_f32, precision::f64, precision::peer_f32,
-                      precision::peer_f64})
+  for (precision p : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                      precision::peer_f32, precision::peer_f64})
     v.push_back({problem, method::bicgstab, 0, p, tol, maxit, check});
   for (int s : {1, 2, 4, 8})
-    for (precision p : float_and_double)
+    for (precision p : our_precisions)
       v.push_back({problem, method::idrs, s, p, tol, 2 * maxit, check});
 }
 
@@ -99,7 +100,7 @@ std::vector<run_spec> suite(const std::string& name) {
       add_all(v, p, true, 1e-6, 10000, 10);
     for (const char* p : {"convdiff2d:256:1e2", "convdiff2d:256:1e3"})
       add_all(v, p, false, 1e-6, 10000, 10);
-    // To 1e-10: double and the double-word iterate converge; the float iterates cannot (their
+    // To 1e-10: double and the double-word iterates converge; the float iterates cannot (their
     // rounding alone leaves about 1e-7), so f32 and tcr-f32 must end stagnated, never converged,
     // while the float peer, stopping on its recurrence, reports convergence it does not have.
     for (const char* p : {"poisson2d:256", "poisson3d7:64", "poisson3d27:48", "jump2d:256:1e4"})
@@ -107,7 +108,7 @@ std::vector<run_spec> suite(const std::string& name) {
                           precision::peer_f32, precision::peer_f64})
         v.push_back({p, method::cg, 0, q, 1e-10, 20000, 10});
     for (const char* p : {"convdiff2d:256:1e2", "convdiff2d:256:1e3"})
-      for (precision q : float_and_double) {
+      for (precision q : our_precisions) {
         v.push_back({p, method::bicgstab, 0, q, 1e-10, 20000, 10});
         v.push_back({p, method::idrs, 4, q, 1e-10, 40000, 10});
       }
@@ -118,10 +119,10 @@ std::vector<run_spec> suite(const std::string& name) {
       for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
                           precision::peer_f32, precision::peer_f64})
         v.push_back({p, method::cg, 0, q, 1e-30, 300, 50});
-      for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::peer_f32,
-                          precision::peer_f64})
+      for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                          precision::peer_f32, precision::peer_f64})
         v.push_back({p, method::bicgstab, 0, q, 1e-30, 150, 50});
-      for (precision q : float_and_double)
+      for (precision q : our_precisions)
         v.push_back({p, method::idrs, 4, q, 1e-30, 300, 50});
     }
     // To solution at 1e6 unknowns: 1e-6 for all, 1e-10 for those whose iterate can reach it.
@@ -153,9 +154,9 @@ struct recorder {
   int failures = 0; // runs of tcr variants that reported convergence above tol, or irreproducible
 
   void header() {
-    std::printf("%-22s %9s %-12s %-8s %-14s %7s %6s %6s %10s %10s %4s %9s %8s %s\n", "problem", "n",
-                "method", "prec", "status", "tol", "iters", "first", "true_res", "recur_res",
-                "repl", "time_s", "ms/iter", "note");
+    std::printf("%-22s %9s %-12s %-8s %-14s %7s %6s %6s %10s %10s %4s %4s %9s %8s %s\n", "problem",
+                "n", "method", "prec", "status", "tol", "iters", "first", "true_res", "recur_res",
+                "repl", "rst", "time_s", "ms/iter", "note");
     std::fflush(stdout);
   }
 
@@ -172,11 +173,11 @@ struct recorder {
       note += " NOT REPRODUCIBLE";
       ++failures;
     }
-    std::printf("%-22s %9lld %-12s %-8s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %9.4f %8.4f %s\n",
+    std::printf("%-22s %9lld %-12s %-8s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %4d %9.4f %8.4f %s\n",
                 r.problem.c_str(), static_cast<long long>(A.rows), method_label(r.m, r.s).c_str(),
                 name(r.p), name(res.st), r.tol, res.iterations, res.first_below_tol,
-                res.true_relres, res.recurrence_relres, res.replacements, res.seconds, ms_per_iter,
-                note.c_str());
+                res.true_relres, res.recurrence_relres, res.replacements, res.restarts, res.seconds,
+                ms_per_iter, note.c_str());
     std::fflush(stdout);
     json << (first ? "[\n" : ",\n") << "{\"problem\": \"" << r.problem << "\", \"n\": " << A.rows
          << ", \"nnz\": " << A.nnz() << ", \"method\": \"" << name(r.m) << "\", \"s\": " << r.s
@@ -185,7 +186,7 @@ struct recorder {
          << ", \"status\": \"" << name(res.st) << "\", \"message\": \"" << note
          << "\", \"iterations\": " << res.iterations << ", \"spmvs\": " << res.spmvs
          << ", \"first_below_tol\": " << res.first_below_tol
-         << ", \"replacements\": " << res.replacements
+         << ", \"replacements\": " << res.replacements << ", \"restarts\": " << res.restarts
          << ", \"true_relres\": " << json_number(res.true_relres)
          << ", \"recurrence_relres\": " << json_number(res.recurrence_relres)
          << ", \"seconds\": " << json_number(res.seconds)
@@ -327,10 +328,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       for (precision q : ps) {
-        if (m == method::idrs && q != precision::f32 && q != precision::tcr_f32 &&
-            q != precision::f64)
-          continue;
-        if (m != method::cg && q == precision::df32)
+        if (m == method::idrs && (q == precision::peer_f32 || q == precision::peer_f64))
           continue;
         specs.push_back({problem, m, s, q, tol, maxit, check});
       }

@@ -4,11 +4,15 @@
 //   matrix_t  the matrix values      vec_t   the vectors
 //   row_acc   an SpMV row's sum      dot     the inner products (accumulated per thread, merged
 //   scalar_t  alpha, beta, ... (computed in the last block of each step)   over the grid)
+//   rho_restart  BiCGStab's near-breakdown threshold on |rho| / (||r_hat|| ||r||), per
+//                precision (near_breakdown.hpp says which study chose it)
 #pragma once
 
 #include <cmath>
 #include <limits>
+#include <tcr/compensated/double_word.cuh>
 #include "driver.cuh"
+#include "near_breakdown.hpp"
 #include "spmv.cuh"
 
 namespace krylov {
@@ -20,6 +24,7 @@ struct f32_policy {
   using row_acc = float;
   using dot = float;
   using scalar_t = float;
+  static constexpr double rho_restart = rho_restart_float;
 };
 
 // Float data and vectors, every SpMV row and inner product a compensated tcr dot (Dot2: as if
@@ -30,6 +35,7 @@ struct tcr_f32_policy {
   using row_acc = tcr::dot2<float>;
   using dot = tcr::dot2<float>;
   using scalar_t = float;
+  static constexpr double rho_restart = rho_restart_float;
 };
 
 struct f64_policy {
@@ -38,7 +44,47 @@ struct f64_policy {
   using row_acc = double;
   using dot = double;
   using scalar_t = double;
+  static constexpr double rho_restart = rho_restart_double;
 };
+
+// Float matrix, the iterate and the residuals as double-word float pairs (df32_elem on the
+// device, tcr::df32 in arithmetic), compensated rows returning their unrounded pair, dots in
+// dot2<float> and float scalars. Each solver says which of its vectors are pairs
+// (cg_df32.cuh, bicgstab_df32.cuh, idrs_df32.cuh): those whose updates must keep x and r
+// consistent; directions and shadow vectors stay float.
+struct df32_policy {
+  using matrix_t = float;
+  using vec_t = df32_elem;
+  using row_acc = tcr::dot2<float>;
+  using dot = tcr::dot2<float>;
+  using scalar_t = float;
+  static constexpr double rho_restart = rho_restart_df32;
+};
+
+// Storage <-> arithmetic for double-word elements (both exact: the same two floats).
+__device__ __forceinline__ tcr::df32 to_pair(df32_elem e) {
+  return {e.hi, e.lo};
+}
+__device__ __forceinline__ df32_elem to_elem(tcr::df32 d) {
+  return {d.hi, d.lo};
+}
+
+// a (v.hi + v.lo), both products exact, into a compensated dot.
+__device__ __forceinline__ void add_pair_product(tcr::dot2<float>& acc, float a, tcr::df32 v) {
+  acc.add(a, v.hi);
+  acc.add(a, v.lo);
+}
+
+// (t, s) and (t, t) of pairs to second order in the low parts (t.lo s.lo and t.lo^2 are below
+// the dots' float results), as BiCGStab's and IDR(s)'s omega steps need them.
+__device__ __forceinline__ void add_omega_products(tcr::dot2<float>& ts, tcr::dot2<float>& tt,
+                                                   tcr::df32 t, df32_elem s) {
+  ts.add(t.hi, s.hi);
+  ts.add(t.hi, s.lo);
+  ts.add(t.lo, s.hi);
+  tt.add(t.hi, t.hi);
+  tt.add(t.hi, 2.0f * t.lo);
+}
 
 // What every solver holds: the problem in the policy's types, x, r, the true-residual scratch,
 // the device history of recurrence residuals and the grid workspace.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 #include "csr.hpp"
+#include "near_breakdown.hpp"
 #include "shadow_space.hpp"
 
 namespace krylov::reference {
@@ -16,6 +17,8 @@ struct result {
   bool stagnated = false; // cg_checked: the true residual stopped improving
   int iterations = 0;     // CG / BiCGStab iterations, IDR(s) matrix-vector products
   int replacements = 0;   // cg_checked: restarts from the true residual
+  int restarts = 0;       // bicgstab: near-breakdown restarts r_hat := r
+  bool breakdown = false; // bicgstab: a near breakdown right after a restart
   std::vector<double> x;
 };
 
@@ -122,16 +125,24 @@ result cg_checked(const csr<double>& A64, const std::vector<double>& b64, double
   return res;
 }
 
-inline result bicgstab(const csr<double>& A, const std::vector<double>& b, double tol, int maxit) {
+// rho_restart > 0: bicgstab.cuh's near-breakdown rule (restart with r_hat := r, p = r; a near
+// breakdown in the first iteration after one stops it); 0: the plain recurrences.
+inline result bicgstab(const csr<double>& A, const std::vector<double>& b, double tol, int maxit,
+                       double rho_restart = 0) {
   const std::size_t n = b.size();
   result res;
   res.x.assign(n, 0.0);
   std::vector<double> r = b, r_hat = b, p(n, 0.0), v(n, 0.0), s(n);
   const double nb = std::sqrt(dot(b, b));
-  double rho = dot(r, r), alpha = 1, omega = 1, beta = 0;
+  double rho = dot(r, r), alpha = 1, omega = 1, beta = 0, r_hat2 = rho;
+  bool restart = false;
+  int since_restart = 0;
   while (res.iterations < maxit) {
     for (std::size_t i = 0; i < n; ++i)
-      p[i] = r[i] + beta * (p[i] - omega * v[i]);
+      p[i] = restart ? r[i] : r[i] + beta * (p[i] - omega * v[i]);
+    if (restart)
+      r_hat = r;
+    restart = false;
     v = mul(A, p);
     alpha = rho / dot(r_hat, v);
     for (std::size_t i = 0; i < n; ++i) {
@@ -145,9 +156,20 @@ inline result bicgstab(const csr<double>& A, const std::vector<double>& b, doubl
       r[i] = s[i] - omega * t[i];
     }
     ++res.iterations;
-    if (std::sqrt(dot(r, r)) <= tol * nb)
+    const double rr = dot(r, r);
+    if (std::sqrt(rr) <= tol * nb)
       return res.converged = true, res;
     const double rho_new = dot(r_hat, r);
+    ++since_restart;
+    if (rho_restart > 0 && rho_near_breakdown(rho_new, r_hat2, rr, rho_restart)) {
+      if (since_restart == 1)
+        return res.breakdown = true, res;
+      restart = true;
+      rho = r_hat2 = rr;
+      since_restart = 0;
+      ++res.restarts;
+      continue;
+    }
     beta = rho_new / rho * (alpha / omega);
     rho = rho_new;
   }

@@ -53,6 +53,8 @@ def cell(r):
     if r["status"] == "converged" and r["true_relres"] is not None and r["true_relres"] > r["tol"]:
         mark = " (FALSE)"
     its = r["iterations"] if r["status"] == "converged" else "-"
+    if r.get("restarts"):  # BiCGStab's near-breakdown restarts (r_hat := r)
+        mark += " [%d rst]" % r["restarts"]
     def e(v):
         return "%.1e" % v if v is not None else "nan"
     return "%s%s %s / %s" % (its, mark, e(r["true_relres"]), e(r["recurrence_relres"]))
@@ -74,6 +76,51 @@ def accuracy_tables(runs):
         for k in keys:
             row = {r["precision"]: r for r in sel if (r["problem"], label(r)) == k}
             print("| %s | %s | " % k + " | ".join(cell(row.get(p)) for p in precs) + " |")
+
+
+def target_table(runs, tol=1e-6, limit=1.15):
+    """The issue's iteration target: where f64 converges and plain f32 needs more than 1.5x its
+    count or fails, tcr-f32 (and the df32 candidate) should converge within `limit` x f64."""
+    sel = [r for r in runs if r["tol"] == tol]
+    keys = []
+    for r in sel:
+        k = (r["problem"], label(r))
+        if k not in keys:
+            keys.append(k)
+    rows, met = [], {"tcr-f32": 0, "df32": 0}
+    for k in keys:
+        row = {r["precision"]: r for r in sel if (r["problem"], label(r)) == k}
+        ref = row.get("f64")
+        if ref is None or ref["status"] != "converged" or not ref["iterations"]:
+            continue
+        def ratio(p):
+            r = row.get(p)
+            if r is None:
+                return None
+            if r["status"] != "converged":
+                return float("inf")
+            return r["iterations"] / ref["iterations"]
+        f32 = ratio("f32")
+        if f32 is None or f32 <= 1.5:
+            continue
+        cells = []
+        for p in ("f32", "tcr-f32", "df32"):
+            q = ratio(p)
+            if p in met and q is not None and q <= limit:
+                met[p] += 1
+            cells.append("" if q is None else ("fails" if q == float("inf") else "%.2fx" % q))
+        rows.append("| %s | %s | %d | " % (k[0], k[1], ref["iterations"]) + " | ".join(cells) +
+                    " |")
+    if not rows:
+        return
+    print("\nIterations against f64 to %g where plain f32 needs > 1.5x or fails (target: <= %.2fx)"
+          "\n" % (tol, limit))
+    print("| problem | solver | f64 | f32 / f64 | tcr-f32 / f64 | df32 / f64 |")
+    print("|---|---|---:|---:|---:|---:|")
+    for line in rows:
+        print(line)
+    print("\nwithin %.2fx: tcr-f32 %d, df32 %d of %d" % (limit, met["tcr-f32"], met["df32"],
+                                                        len(rows)))
 
 
 def timing_tables(runs):
@@ -143,6 +190,7 @@ def main():
     tim = load(texts.get("timing.json"))
     if acc:
         accuracy_tables([r for r in acc if r["tol"] >= 1e-20])
+        target_table(acc)
     if tim:
         timing_tables(tim)
     if "--plot" in sys.argv and acc:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <type_traits>
 #include "bicgstab.cuh"
 #include "cg.cuh"
 #include "idrs.cuh"
@@ -21,6 +22,26 @@ solve_result run_timed(const csr<double>& A, const std::vector<double>& b, const
   return r;
 }
 
+// f(std::integral_constant<int, s>{}) for IDR(s)'s s in {1, 2, 4, 8} (solve has checked it).
+template <class F>
+solve_result with_s(int s, F f) {
+  switch (s) {
+  case 1:
+    return f(std::integral_constant<int, 1>{});
+  case 2:
+    return f(std::integral_constant<int, 2>{});
+  case 4:
+    return f(std::integral_constant<int, 4>{});
+  case 8:
+    return f(std::integral_constant<int, 8>{});
+  default:
+    break;
+  }
+  solve_result r;
+  r.message = "unsupported solver";
+  return r;
+}
+
 template <class P>
 solve_result solve_with(const csr<double>& A, const std::vector<double>& b, solver_kind k,
                         const solve_options& o) {
@@ -30,18 +51,8 @@ solve_result solve_with(const csr<double>& A, const std::vector<double>& b, solv
   case method::bicgstab:
     return run_timed<bicgstab_solver<P>>(A, b, o);
   case method::idrs:
-    switch (k.s) {
-    case 1:
-      return run_timed<idrs_solver<P, 1>>(A, b, o);
-    case 2:
-      return run_timed<idrs_solver<P, 2>>(A, b, o);
-    case 4:
-      return run_timed<idrs_solver<P, 4>>(A, b, o);
-    case 8:
-      return run_timed<idrs_solver<P, 8>>(A, b, o);
-    default:
-      break;
-    }
+    return with_s(k.s,
+                  [&](auto s) { return run_timed<idrs_solver<P, decltype(s)::value>>(A, b, o); });
   }
   solve_result r;
   r.message = "unsupported solver";

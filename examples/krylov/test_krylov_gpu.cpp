@@ -252,16 +252,54 @@ TEST_SUITE("gpu") {
     const auto b = random_rhs(A.rows, 4);
     check_converged(A, b, {method::bicgstab, precision::tcr_f32, 0}, 1e-5);
     check_converged(A, b, {method::bicgstab, precision::f64, 0}, 1e-10);
+    check_converged(A, b, {method::bicgstab, precision::df32, 0}, 1e-10);
     check_converged(A, b, {method::bicgstab, precision::peer_f64, 0}, 1e-10);
     check_no_false_convergence(A, b, {method::bicgstab, precision::f32, 0}, 1e-5, 5000);
     for (int s : {1, 2, 4, 8}) {
       check_converged(A, b, {method::idrs, precision::tcr_f32, s}, 1e-5);
       check_converged(A, b, {method::idrs, precision::f64, s}, 1e-10);
+      check_converged(A, b, {method::idrs, precision::df32, s}, 1e-10);
       const solve_result f =
           check_no_false_convergence(A, b, {method::idrs, precision::f32, s}, 1e-5, 5000);
       MESSAGE("plain f32 IDR(" << s << "): " << std::string(name(f.st)) << " after " << f.iterations
                                << ", true residual " << f.true_relres);
     }
+  }
+
+  TEST_CASE("BiCGStab restarts at near breakdowns instead of stopping") {
+    // convdiff2d:64:1e3: rho falls to rounding level within tens of iterations (the host test
+    // of the reference: 15 restarts, 248 iterations against 963 without). Asserted: f64 and
+    // df32 converge and restarted at least once; every precision reports only what it has.
+    const csr<double> A = make_problem("convdiff2d:64:1e3");
+    const auto b = rhs_from_solution(A, 42);
+    for (precision q : {precision::f64, precision::df32, precision::tcr_f32, precision::f32}) {
+      CAPTURE(name(q));
+      const solve_result r = check_no_false_convergence(A, b, {method::bicgstab, q, 0}, 1e-6, 3000);
+      if (q == precision::f64 || q == precision::df32) {
+        CHECK(r.st == status::converged);
+        CHECK(r.restarts >= 1);
+      }
+      MESSAGE(std::string(name(q)) << " BiCGStab convdiff2d:64:1e3: " << std::string(name(r.st))
+                                   << " after " << r.iterations << ", " << r.restarts
+                                   << " restarts, true residual " << r.true_relres);
+    }
+  }
+
+  TEST_CASE("IDR(s) on a high-contrast problem: tcr-f32, df32 and f64 (recorded)") {
+    // Recorded, not asserted beyond honest reports: the products each needs, for the issue's
+    // 1.15x comparison (the accuracy suite measures it at 256^2). The host references need
+    // 3204 / 1496 / 591 / 268 products in df32 for s = 1, 2, 4, 8 (reference_df32.hpp).
+    const csr<double> A = make_problem("jump2d:64:1e4");
+    const auto b = rhs_from_solution(A, 42);
+    for (int s : {1, 2, 4, 8})
+      for (precision q : {precision::tcr_f32, precision::df32, precision::f64}) {
+        CAPTURE(s);
+        CAPTURE(name(q));
+        const solve_result r = check_no_false_convergence(A, b, {method::idrs, q, s}, 1e-6, 20000);
+        MESSAGE("IDR(" << s << ") " << std::string(name(q))
+                       << " jump2d:64:1e4: " << std::string(name(r.st)) << " after " << r.iterations
+                       << " products, true residual " << r.true_relres);
+      }
   }
 
   TEST_CASE("the float iterate limits tcr-f32; the df32 iterate reaches 1e-10") {
@@ -302,7 +340,9 @@ TEST_SUITE("gpu") {
     for (solver_kind k : {solver_kind{method::cg, precision::tcr_f32, 0},
                           solver_kind{method::cg, precision::df32, 0},
                           solver_kind{method::bicgstab, precision::tcr_f32, 0},
+                          solver_kind{method::bicgstab, precision::df32, 0},
                           solver_kind{method::idrs, precision::tcr_f32, 4},
+                          solver_kind{method::idrs, precision::df32, 2},
                           solver_kind{method::idrs, precision::f32, 8}}) {
       CAPTURE(name(k.m));
       CAPTURE(name(k.p));
@@ -336,7 +376,7 @@ TEST_SUITE("gpu") {
     K.row_ptr = {0, 1, 2};
     K.col = {1, 0};
     K.val = {1.0, -1.0};
-    for (precision q : {precision::f32, precision::tcr_f32, precision::f64}) {
+    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32}) {
       const solve_result r = solve(K, {1.0, 0.0}, {method::bicgstab, q, 0}, o);
       CAPTURE(name(q));
       CHECK(r.st == status::breakdown);

@@ -9,7 +9,9 @@
 #include <sstream>
 #include <utility>
 #include "csr.hpp"
+#include "near_breakdown.hpp"
 #include "reference.hpp"
+#include "reference_df32.hpp"
 #include "shadow_space.hpp"
 
 namespace {
@@ -250,6 +252,75 @@ TEST_CASE("reference BiCGStab and IDR(s) converge on convection-diffusion") {
     CHECK(relative_residual(A, id.x, b) <= 1e-9);
     // IDR(s) needs at most n + n / s products in exact arithmetic.
     CHECK(id.iterations <= A.rows + A.rows / s + 10);
+  }
+}
+
+TEST_CASE("BiCGStab's near-breakdown rule: rho against ||r_hat|| ||r||, scale-free") {
+  CHECK(rho_near_breakdown(0.0, 1.0, 1.0, 1e-12));
+  CHECK(rho_near_breakdown(std::nan(""), 1.0, 1.0, 1e-12));
+  CHECK(rho_near_breakdown(0.9e-12, 1.0, 1.0, 1e-12));
+  CHECK(rho_near_breakdown(-0.9e-12, 1.0, 1.0, 1e-12));
+  CHECK_FALSE(rho_near_breakdown(1.1e-12, 1.0, 1.0, 1e-12));
+  CHECK_FALSE(rho_near_breakdown(-1.1e-12, 1.0, 1.0, 1e-12));
+  // ||r_hat|| = 1e10, ||r|| = 1e-10: the product is 1, whatever the scales.
+  CHECK(rho_near_breakdown(0.9e-12, 1e20, 1e-20, 1e-12));
+  CHECK_FALSE(rho_near_breakdown(1.1e-12, 1e20, 1e-20, 1e-12));
+  // Squared norms near float's largest value: their product (9e76) would overflow a float, the
+  // rule takes the square roots first, so the threshold stays 1e-7 * 3e38 = 3e31.
+  CHECK_FALSE(rho_near_breakdown(1e32, 3e38, 3e38, rho_restart_float));
+  CHECK(rho_near_breakdown(1e31, 3e38, 3e38, rho_restart_float));
+}
+
+TEST_CASE("reference BiCGStab restarts at near breakdowns on convection-diffusion above cell "
+          "Peclet 2") {
+  // convdiff2d:64:1e3 (cell Peclet 7.8): rho / (||r_hat|| ||r||) falls to rounding level within
+  // tens of iterations and stays there; the plain recurrences still converge, in 963 iterations
+  // (their betas are noise), the restarting ones in 248 with 15 restarts (host study of
+  // near_breakdown.hpp). Asserted with margins that the rule must beat: restarts happen, and
+  // convergence takes less than half the plain count.
+  const csr<double> A = make_problem("convdiff2d:64:1e3");
+  const auto b = rhs_from_solution(A, 42);
+  const auto plain = reference::bicgstab(A, b, 1e-6, 3000);
+  const auto rst = reference::bicgstab(A, b, 1e-6, 3000, rho_restart_double);
+  CHECK(plain.restarts == 0);
+  CHECK(rst.converged);
+  CHECK_FALSE(rst.breakdown);
+  CHECK(rst.restarts >= 5);
+  CHECK(rst.iterations * 2 < plain.iterations);
+  CHECK(relative_residual(A, rst.x, b) <= 2e-6);
+  MESSAGE("convdiff2d:64:1e3 BiCGStab: " << plain.iterations << " plain, " << rst.iterations
+                                         << " with " << rst.restarts << " restarts");
+  // On convdiff2d:64:1e2 (cell Peclet 0.8) rho stays informative: no restart, the same count.
+  const csr<double> E = make_problem("convdiff2d:64:1e2");
+  const auto be = rhs_from_solution(E, 42);
+  const auto e0 = reference::bicgstab(E, be, 1e-6, 3000);
+  const auto e1 = reference::bicgstab(E, be, 1e-6, 3000, rho_restart_double);
+  CHECK(e1.restarts == 0);
+  CHECK(e1.iterations == e0.iterations);
+  // A threshold no rho can meet: the first iteration after the start (r_hat = b) is already a
+  // near breakdown, which the rule reports as a breakdown instead of restarting forever.
+  const auto stop = reference::bicgstab(A, b, 1e-6, 3000, 2.0);
+  CHECK(stop.breakdown);
+  CHECK(stop.iterations == 1);
+  CHECK(stop.restarts == 0);
+}
+
+TEST_CASE("df32 references: the true residual follows the recurrence one to 1e-10") {
+  // bicgstab_df32.cuh / idrs_df32.cuh's claim, on the host: with x, r (and IDR(s)'s U, G) as
+  // float pairs, b - A x - r stays at O(u_float^2), so a recurrence residual of 1e-10 is a true
+  // one (of the float matrix) within a small factor. Float vectors stop near 1e-7 here (the
+  // float iterate's limit), so a pair update that fell back to float fails this.
+  const csr<double> A = make_problem("convdiff2d:64:1e2");
+  const auto b = rhs_from_solution(A, 42);
+  const csr<float> Af = convert<float>(A);
+  const auto bi = reference::bicgstab_df32(A, b, 1e-10, 2000, rho_restart_df32);
+  CHECK(bi.converged);
+  CHECK(relative_residual(Af, bi.x, b) <= 2e-10);
+  for (int s : {1, 2, 4, 8}) {
+    CAPTURE(s);
+    const auto id = reference::idrs_df32(A, b, shadow_space(A.rows, s, 1), 1e-10, 4000);
+    CHECK(id.converged);
+    CHECK(relative_residual(Af, id.x, b) <= 2e-10);
   }
 }
 
