@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr: the exact sum of float-range inputs at memory bandwidth (device code): per-thread bins of
-// doubles in which every addition is exact, flushed into an exact_sum<float> (compensated/
-// exact.cuh) before any bin could round. The accumulator of Accuracy::correctly_rounded and
-// Accuracy::reproducible Sum and Asum (reduce/device.cuh).
+// doubles in which every addition is exact, spilled as integer digits into the block's limbs of
+// an exact_partial (compensated/exact.cuh) before any bin could round. The accumulators of
+// Accuracy::correctly_rounded and Accuracy::reproducible (reduce/device.cuh).
 //
-//   binned_exact_sum<X, Threads>   inputs X: float, __half, __nv_bfloat16, __nv_fp8_e4m3,
-//                                  __nv_fp8_e5m2 (each widened exactly to float first)
+//   binned_exact_sum<X, Threads>      Sum, Asum of X: float, __half, __nv_bfloat16,
+//                                     __nv_fp8_e4m3, __nv_fp8_e5m2 (widened exactly to float)
+//   binned_exact_dot<X, Y, Threads, Squares>   Dot (Nrm2: Squares) of those types
 //
 // Why a double add is exact here. Every input x is a float (widened exactly), so x = k 2^(e - 23)
 // with |k| < 2^24 integer, e its exponent (e = -126 for subnormals). Bin b holds the inputs whose
@@ -16,9 +17,9 @@
 // magnitude below 2^(W - 1 + 24) for b >= 1 and 2^(W - 2 + 24) for b = 0 (the W exponents, the
 // 24-bit significand), and any sum of at most N such inputs is an integer multiple of g_b below
 // N 2^(W + 23) in magnitude. With N 2^(W + 23) <= 2^53 that sum is a double (53 bits from g_b
-// up), so each bin += x rounds nothing: the bin holds the exact sum of its inputs. The bins are
-// flushed (exact_sum<float>::add_aligned: each bin value is a multiple of g_b >= 2^-149, below
-// 2^(128 + 53 - 23) = 2^158 < 2^160) and cleared every N inputs a thread adds:
+// up), so each bin += x rounds nothing: the bin holds the exact sum of its inputs. A thread
+// spills its bins (as the integer digits bin / g_b, exact, into the block's shared carry-save
+// limbs: detail::binned_block) and clears them every N inputs it adds:
 //   float:     W = 16 (Shift 27, 16 bins), N = 2^14
 //   bfloat16:  8 significand bits, so |x / g_b| < 2^(W - 1 + 8): W = 32 (Shift 28, 8 bins),
 //              N = 2^13 (2^13 2^(32 + 7) <= 2^52)
@@ -33,7 +34,7 @@
 //
 // Special values. Inf and NaN inputs fall into the top bin (float, bfloat16: biased exponent
 // 255) or the one bin and stay there under IEEE addition (inf + finite = inf, inf + -inf = NaN,
-// NaN + x = NaN); a flushed non-finite bin sets the exact_sum flags, which give NaN if a NaN was
+// NaN + x = NaN); a spilled non-finite bin sets the partial's flags, which give NaN if a NaN was
 // seen or both infinities were, else the infinity (the same rule: plain summation's). A finite
 // sum cannot overflow a bin (|bin| < 2^158). Zeros: each bin starts at -0 and stays -0 only
 // while every input it took was -0 (IEEE RN: -0 + -0 = -0, -0 + +0 = +0, x + -x = +0), so the
@@ -216,16 +217,140 @@ __device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int 
 } // namespace detail
 #endif
 
-// binned_exact_sum<X, Threads>: the exact sum of inputs X (header comment), for blocks of at
-// most Threads threads (the bins' stride). Models the accumulator concept of
-// compensated/reductions.cuh (partial, merge, finish, empty_result), plus prepare(), which
-// device code calls once per thread before the first add (reduce/detail/device_kernel.cuh).
-// The partial is exact_partial<float>, canonical, so equal sums have equal bits.
+#if defined(__CUDACC__)
+namespace detail {
+// The shared state of a block of binned accumulators: Bins bins per thread (bins[b][thread]),
+// the block's carry-save limbs of an exact_partial<T> (the spills of threads that pass their
+// add limit, then the block's bin totals), the bin totals and the flags. Everything an
+// accumulator keeps besides is a register (no local memory: a per-thread state in local memory
+// costs a write and a read of its frame per thread, which at mid sizes is as much traffic as the
+// input). `Tag` separates the shared arrays of different accumulator types in one kernel.
+template <class Tag, class T, int Bins, int Threads>
+struct binned_block {
+  static constexpr int limbs = exact_partial<T>::limbs;
+  static constexpr int L = exact_format<T>::lsb_exponent;
+
+  __device__ static double* bins_of_thread() {
+    __shared__ double s_bins[Bins * Threads];
+    return s_bins + threadIdx.x;
+  }
+  __device__ static unsigned long long* limb_array() {
+    __shared__ unsigned long long s_limb[limbs];
+    return s_limb;
+  }
+  __device__ static long long* total_array() {
+    __shared__ long long s_total[Bins];
+    return s_total;
+  }
+  __device__ static std::uint32_t* flags_word() {
+    __shared__ std::uint32_t s_flags;
+    return &s_flags;
+  }
+
+  // Empty bins (-0 each), zero limbs, totals and flags; a barrier (a collective of the block).
+  __device__ static void prepare(bool shared_bins) {
+    if (shared_bins) {
+      double* b = bins_of_thread();
+      TCR_UNROLL
+      for (int k = 0; k < Bins; ++k)
+        b[k * Threads] = -0.0;
+    }
+    for (int k = threadIdx.x; k < limbs; k += Threads)
+      limb_array()[k] = 0;
+    for (int k = threadIdx.x; k < Bins; k += Threads)
+      total_array()[k] = 0;
+    if (threadIdx.x == 0)
+      *flags_word() = 0;
+    __syncthreads();
+  }
+
+  // This thread's bins (or its one register bin `one`) into the block's limbs, digit by digit,
+  // and cleared. Rare (once per add limit): not inlined, and with no `this`, so that nothing of
+  // the accumulator needs an address.
+  template <class Spacing>
+  __device__ static __noinline__ void spill(bool shared_bins, double one) {
+    std::uint32_t flags = 0;
+    if (shared_bins) {
+      double* b = bins_of_thread();
+#pragma unroll 1
+      for (int k = 0; k < Bins; ++k) {
+        const long long d = bin_digit(b[k * Threads], Spacing::exponent(k), flags);
+        if (d != 0)
+          atomic_add_scaled<limbs>(limb_array(), d, Spacing::exponent(k) - L);
+        b[k * Threads] = -0.0;
+      }
+    } else {
+      const long long d = bin_digit(one, Spacing::exponent(0), flags);
+      if (d != 0)
+        atomic_add_scaled<limbs>(limb_array(), d, Spacing::exponent(0) - L);
+    }
+    if (flags != 0)
+      atomicOr(flags_word(), flags);
+  }
+
+  // The block's partial (a collective; the result in thread 0): every thread's bins summed bin
+  // by bin as integer digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts),
+  // by shared atomics (or, for one register bin, a warp sum), then the bin totals into the limbs.
+  template <class Spacing>
+  __device__ static exact_partial<T> partial(bool shared_bins, double one) {
+    __syncthreads(); // every thread's bins and spills are in
+    std::uint32_t flags = 0;
+    if (shared_bins) {
+      constexpr int group = 16;
+      constexpr int groups = Threads / group;
+      static_assert(Threads % group == 0, "tcr: binned accumulators: groups of 16 threads");
+      const double* all = bins_of_thread() - threadIdx.x;
+      for (int i = threadIdx.x; i < Bins * groups; i += Threads) {
+        const int b = i / groups;
+        const int c = i % groups;
+        const double* row = all + b * Threads + c * group;
+        const int g = Spacing::exponent(b);
+        long long sum = 0;
+        TCR_UNROLL
+        for (int j = 0; j < group; ++j)
+          sum += bin_digit(row[(j + c) % group], g, flags);
+        if (sum != 0)
+          atomicAdd(reinterpret_cast<unsigned long long*>(total_array() + b),
+                    static_cast<unsigned long long>(sum));
+      }
+    } else {
+      const long long sum = warp_sum64(bin_digit(one, Spacing::exponent(0), flags));
+      if ((threadIdx.x & 31) == 0 && sum != 0)
+        atomicAdd(reinterpret_cast<unsigned long long*>(total_array()),
+                  static_cast<unsigned long long>(sum));
+    }
+    flags = __reduce_or_sync(0xffffffffu, flags);
+    if ((threadIdx.x & 31) == 0 && flags != 0)
+      atomicOr(flags_word(), flags);
+    __syncthreads();
+    for (int b = threadIdx.x; b < Bins; b += Threads) {
+      const long long t = total_array()[b];
+      if (t != 0)
+        atomic_add_scaled<limbs>(limb_array(), t, Spacing::exponent(b) - L);
+    }
+    __syncthreads();
+    exact_partial<T> p{};
+    if (threadIdx.x == 0)
+      p = canonical_of<T>(limb_array(), *flags_word());
+    return p;
+  }
+};
+} // namespace detail
+#endif
+
+// binned_exact_sum<X, Threads>: the exact sum of inputs X (header comment), in blocks of
+// Threads threads (the bins' stride). The accumulator of reduce/detail/device_kernel.cuh's exact
+// modes: prepare() (a collective, before the first add), add(x) per thread, then the collectives
+// block_partial() (the block's canonical exact_partial<float>, in thread 0) and, in the last
+// block, merge_partials(g, count); merge, finish and empty_result as compensated/reductions.cuh's
+// accumulators. There is no per-thread partial(): a thread's spills go straight into the block's
+// shared limbs. Equal sums have equal partials (canonical), so equal results.
 template <class X, int Threads>
 struct binned_exact_sum {
   using policy = detail::exact_bins_of<X>;
   static constexpr int bins = policy::bins;
   static constexpr int threads = Threads;
+  static constexpr bool shared_bins = bins > 1;
   static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_sum: whole warps");
   static_assert(bins == 1 || bins * Threads * 8 <= 48 * 1024,
                 "tcr::binned_exact_sum: the bins of a block fit 48 KB of static shared memory");
@@ -233,39 +358,41 @@ struct binned_exact_sum {
   using partial_type = exact_partial<float>;
   using compact_type = void;
 
-  exact_sum<float> flushed; // the bins flushed so far
-  double one_bin = 0.0;     // the bin of the one-bin types (a register)
-  std::uint32_t adds = 0;   // inputs since the last flush
-  // Whether this accumulator owns its thread's bins (prepare() was called): an accumulator that
-  // was not prepared (the kernel's `fresh`, the identity of merges) has no bins, so partial()
-  // must not read the shared memory another accumulator of the same thread fills.
-  bool live = false;
-  bool spilled = false; // flushed holds something (a thread passed max_adds inputs)
+  double one_bin = -0.0;  // the bin of the one-bin types (a register)
+  std::uint32_t adds = 0; // inputs since the last spill
+
+  // The exponent of bin b's spacing g_b (header comment).
+  struct spacing {
+    TCR_HD static constexpr int exponent(int b) {
+      if constexpr (bins > 1)
+        return (policy::width * b > 1 ? policy::width * b : 1) - 127 - policy::fraction;
+      else
+        return policy::lsb;
+    }
+  };
 
 #if defined(__CUDACC__)
-  // This thread's first bin; bin b at [b * Threads].
-  __device__ static double* my_bins() {
-    __shared__ double s_bins[bins > 1 ? bins * Threads : 1];
-    return s_bins + threadIdx.x;
-  }
+  using block = detail::binned_block<binned_exact_sum, float, bins, Threads>;
 
-  // Empty bins: -0 each (header comment: the zero sign).
   __device__ void prepare() {
-    clear_bins();
+    block::prepare(shared_bins);
+    one_bin = -0.0;
     adds = 0;
-    live = true;
   }
 
   template <int N>
   __device__ void add(const X (&x)[N]) {
     static_assert(N >= 1 && std::uint32_t(N) <= policy::max_adds, "tcr::binned_exact_sum::add");
-    if (adds + std::uint32_t(N) > policy::max_adds)
-      flush();
+    if (adds + std::uint32_t(N) > policy::max_adds) {
+      block::template spill<spacing>(shared_bins, one_bin);
+      one_bin = -0.0;
+      adds = 0;
+    }
     adds += std::uint32_t(N);
     float f[N];
     widen_all(x, f);
     if constexpr (bins > 1) {
-      double* b = my_bins();
+      double* b = block::bins_of_thread();
       TCR_UNROLL
       for (int i = 0; i < N; ++i) {
         std::uint32_t u;
@@ -289,138 +416,25 @@ struct binned_exact_sum {
     }
   }
 
-  // The bins into `flushed`, and cleared. Not inlined: it runs once per max_adds inputs, and
-  // a copy at every call site would multiply the kernel's code (which a cold launch fetches).
-  __device__ __noinline__ void flush() {
-    fold_bins(flushed);
-    clear_bins();
-    adds = 0;
-    spilled = true;
-  }
-
-  __device__ partial_type partial() const {
-    exact_sum<float> total = flushed;
-    if (live)
-      fold_bins(total);
-    return total.partial();
-  }
-
-  // The exponent of bin b's spacing g_b (header comment) and its limb position above L = -149.
-  __device__ static int spacing_exponent(int b) {
-    if constexpr (bins > 1)
-      return (policy::width * b > 1 ? policy::width * b : 1) - 127 - policy::fraction;
-    else
-      return policy::lsb;
-  }
-
-  // The partial of the whole block (a collective: every thread calls it; the result in thread 0):
-  // every thread's bins summed bin by bin as integer digits (detail::bin_digit), each of
-  // Threads / 16 groups of 16 threads a bin, by shared atomics, then the bin totals into the
-  // partial's limbs (detail::atomic_add_scaled), plus the spills of threads that flushed.
   __device__ partial_type block_partial() const {
-    constexpr int limbs = partial_type::limbs;
-    __shared__ long long s_total[bins];
-    __shared__ unsigned long long s_limb[limbs];
-    __shared__ std::uint32_t s_flags;
-    for (int k = threadIdx.x; k < bins; k += Threads)
-      s_total[k] = 0;
-    for (int k = threadIdx.x; k < limbs; k += Threads)
-      s_limb[k] = 0;
-    if (threadIdx.x == 0)
-      s_flags = 0;
-    __syncthreads(); // also: every thread's bins are visible
-    std::uint32_t flags = 0;
-    if constexpr (bins > 1) {
-      constexpr int group = 16;
-      constexpr int groups = Threads / group;
-      static_assert(Threads % group == 0, "tcr::binned_exact_sum: groups of 16 threads");
-      const double* all = my_bins() - threadIdx.x;
-      for (int i = threadIdx.x; i < bins * groups; i += Threads) {
-        const int b = i / groups;
-        const int c = i % groups;
-        const double* row = all + b * Threads + c * group;
-        const int g = spacing_exponent(b);
-        long long sum = 0;
-        TCR_UNROLL
-        for (int j = 0; j < group; ++j)
-          sum += detail::bin_digit(row[(j + c) % group], g, flags); // skewed: fewer conflicts
-        if (sum != 0)
-          atomicAdd(reinterpret_cast<unsigned long long*>(s_total + b),
-                    static_cast<unsigned long long>(sum));
-      }
-    } else {
-      const long long sum = detail::warp_sum64(detail::bin_digit(one_bin, policy::lsb, flags));
-      if ((threadIdx.x & 31) == 0 && sum != 0)
-        atomicAdd(reinterpret_cast<unsigned long long*>(s_total), static_cast<unsigned long long>(sum));
-    }
-    if (__syncthreads_or(spilled) && spilled) {
-      const partial_type q = flushed.partial();
-      TCR_UNROLL
-      for (int k = 0; k < limbs; ++k)
-        if (q.limb[k] != 0)
-          atomicAdd(s_limb + k, static_cast<unsigned long long>(q.limb[k]));
-      flags |= q.flags;
-    }
-    flags = __reduce_or_sync(0xffffffffu, flags);
-    if ((threadIdx.x & 31) == 0 && flags != 0)
-      atomicOr(&s_flags, flags);
-    __syncthreads();
-    for (int b = threadIdx.x; b < bins; b += Threads)
-      if (s_total[b] != 0)
-        detail::atomic_add_scaled<limbs>(s_limb, s_total[b],
-                                         spacing_exponent(b) - detail::exact_format<float>::lsb_exponent);
-    __syncthreads();
-    partial_type p{};
-    if (threadIdx.x == 0)
-      p = detail::canonical_of<float>(s_limb, s_flags);
-    return p;
+    return block::template partial<spacing>(shared_bins, one_bin);
   }
-
-  // The merge of the grid's block partials in the last block (a collective; result in thread 0).
   __device__ partial_type merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float, Threads>(g, count);
   }
 #endif
 
   TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
-    return flushed.merge(a, b);
+    return exact_merge(a, b);
   }
   template <class Out>
   TCR_HD Out finish(const partial_type& p) const {
-    return flushed.template finish<Out>(p);
+    return exact_finish<Out>(p);
   }
   template <class Out>
   TCR_HD Out empty_result() const {
-    return flushed.template empty_result<Out>();
+    return exact_sum<float>{}.template empty_result<Out>();
   }
-
-private:
-#if defined(__CUDACC__)
-  __device__ void clear_bins() {
-    if constexpr (bins > 1) {
-      double* b = my_bins();
-      TCR_UNROLL
-      for (int k = 0; k < bins; ++k)
-        b[k * Threads] = -0.0;
-    } else {
-      one_bin = -0.0;
-    }
-  }
-  // Empty bins (-0) are skipped: add_aligned(-0) changes nothing.
-  __device__ __noinline__ void fold_bins(exact_sum<float>& into) const {
-    if constexpr (bins > 1) {
-      const double* b = my_bins();
-#pragma unroll 1
-      for (int k = 0; k < bins; ++k) {
-        const double v = b[k * Threads];
-        if (__double_as_longlong(v) != static_cast<long long>(detail::negative_zero_bits))
-          into.add_aligned(v);
-      }
-    } else {
-      into.add_aligned(one_bin);
-    }
-  }
-#endif
 };
 
 namespace detail {
@@ -444,31 +458,30 @@ inline constexpr int significand_bits =
 } // namespace detail
 
 // binned_exact_dot<X, Y, Threads, Squares>: the exact sum of products x_i y_i (Squares: of
-// x_i^2, one operand) of float-range inputs, for blocks of at most Threads threads. Models the
-// accumulator concept like binned_exact_sum; its partial is exact_partial<float_products>.
-// finish<Out> rounds the exact sum once (Dot); with Squares (Nrm2), the result is
-// sqrt(RN_double(s)) rounded to Out: within 1 ulp of the true norm (the two double roundings add
-// less than 2^-52 relative error before the rounding to Out; for a double result, RN(s) then a
-// correctly rounded sqrt: at most 0.5 + 2^-1 u, under 1 ulp).
+// x_i^2, one operand) of float-range inputs, in blocks of Threads threads; the same interface as
+// binned_exact_sum, its partial exact_partial<float_products>. finish<Out> rounds the exact sum
+// once (Dot); with Squares (Nrm2), the result is sqrt(RN_double(s)) rounded to Out: within 1 ulp
+// of the true norm (the two double roundings add less than 2^-52 relative error before the
+// rounding to Out; for a double result, RN(s) then a correctly rounded sqrt: at most
+// 0.5 + 2^-1 u, under 1 ulp).
 //
 // Exactness. Each product p = x y of two floats is exact in double (24 + 24 < 53 significand
 // bits, exponents within double's range), and a multiple of 2^-298 (x and y are multiples of
 // 2^-149). p is cut into hi = p with its low 29 fraction bits cleared (24 significant bits) and
 // lo = p - hi (below 2^-23 |p|, a multiple of p's last bit 2^(e - 47): at most 24 significant
-// bits); both are exact, multiples of 2^-298 (lo is computed as -(hi - p): the
-// same value, and -0 rather than +0 where lo vanishes, so a zero lo leaves the zero sign alone);
-// where both significands have at most 12 bits p itself has at most 24 and is not cut. Each
-// piece goes to the bin of its own exponent, where the argument of binned_exact_sum applies with
-// 16 exponents and 24 bits: every bin holds an exact sum for up to 2^14 pieces, after which the
-// thread flushes its bins into an exact_sum<float_products>. Contraction: p - hi may become an
-// FMA of x, y and -hi, which computes the same exact value (p is exact), so contraction changes
-// nothing. A non-finite p goes whole into the top bin (lo = 0 then, never Inf - Inf).
+// bits); both are exact, multiples of 2^-298 (lo is computed as -(hi - p): the same value, and
+// -0 rather than +0 where lo vanishes, so a zero lo leaves the zero sign alone); where both
+// significands have at most 12 bits p itself has at most 24 and is not cut. Each piece goes to
+// the bin of its own exponent, where the argument of binned_exact_sum applies with 16 exponents
+// and 24 bits: every bin holds an exact sum for up to 2^14 pieces, after which the thread spills
+// its bins into the block's limbs. Contraction: p - hi may become an FMA of x, y and -hi, which
+// computes the same exact value (p is exact), so contraction changes nothing. A non-finite p
+// goes whole into the top bin (lo = -0 then, never Inf - Inf).
 template <class X, class Y, int Threads, bool Squares>
 struct binned_exact_dot {
   static constexpr int bins = detail::product_bins;
   static constexpr int threads = Threads;
-  static constexpr bool split =
-      detail::significand_bits<X> + detail::significand_bits<Y> > 24;
+  static constexpr bool split = detail::significand_bits<X> + detail::significand_bits<Y> > 24;
   static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_dot: whole warps");
   static_assert(bins * Threads * 8 <= 48 * 1024,
                 "tcr::binned_exact_dot: the bins of a block fit 48 KB of static shared memory");
@@ -477,20 +490,24 @@ struct binned_exact_dot {
   using compact_type = void;
   static constexpr std::uint32_t pieces_per_product = split ? 2 : 1;
 
-  exact_sum<float_products> flushed;
-  std::uint32_t pieces = 0; // since the last flush
-  bool live = false;        // prepared: owns its thread's bins (as binned_exact_sum)
-  bool spilled = false;     // flushed holds something
+  std::uint32_t pieces = 0; // since the last spill
+
+  // The exponent of bin b's spacing: 2^(E - 1023 - 23) for its least exponent E, but at least
+  // 2^-298 (every piece is a multiple of it).
+  struct spacing {
+    TCR_HD static constexpr int exponent(int b) {
+      return 16 * (b + detail::product_bin_base) - 1023 - 23 > -298
+                 ? 16 * (b + detail::product_bin_base) - 1023 - 23
+                 : -298;
+    }
+  };
 
 #if defined(__CUDACC__)
-  __device__ static double* my_bins() {
-    __shared__ double s_bins[bins * Threads];
-    return s_bins + threadIdx.x;
-  }
+  using block = detail::binned_block<binned_exact_dot, float_products, bins, Threads>;
+
   __device__ void prepare() {
-    clear_bins();
+    block::prepare(true);
     pieces = 0;
-    live = true;
   }
 
   template <int N>
@@ -509,78 +526,8 @@ struct binned_exact_dot {
     add_products(fx, fx);
   }
 
-  __device__ __noinline__ void flush() {
-    fold_bins(flushed);
-    clear_bins();
-    pieces = 0;
-    spilled = true;
-  }
-  __device__ partial_type partial() const {
-    exact_sum<float_products> total = flushed;
-    if (live)
-      fold_bins(total);
-    return total.partial();
-  }
-
-  // The exponent of bin b's spacing: 2^(E - 1023 - 23) for its least exponent E, but at least
-  // 2^-298 (every piece is a multiple of it).
-  __device__ static int spacing_exponent(int b) {
-    const int g = 16 * (b + detail::product_bin_base) - 1023 - 23;
-    return g > -298 ? g : -298;
-  }
-
-  // As binned_exact_sum::block_partial: groups of 16 threads a bin.
   __device__ partial_type block_partial() const {
-    constexpr int limbs = partial_type::limbs;
-    constexpr int L = detail::exact_format<float_products>::lsb_exponent;
-    __shared__ long long s_total[bins];
-    __shared__ unsigned long long s_limb[limbs];
-    __shared__ std::uint32_t s_flags;
-    for (int k = threadIdx.x; k < bins; k += Threads)
-      s_total[k] = 0;
-    for (int k = threadIdx.x; k < limbs; k += Threads)
-      s_limb[k] = 0;
-    if (threadIdx.x == 0)
-      s_flags = 0;
-    __syncthreads();
-    std::uint32_t flags = 0;
-    constexpr int group = 16;
-    constexpr int groups = Threads / group;
-    static_assert(Threads % group == 0, "tcr::binned_exact_dot: groups of 16 threads");
-    const double* all = my_bins() - threadIdx.x;
-    for (int i = threadIdx.x; i < bins * groups; i += Threads) {
-      const int b = i / groups;
-      const int c = i % groups;
-      const double* row = all + b * Threads + c * group;
-      const int g = spacing_exponent(b);
-      long long sum = 0;
-      TCR_UNROLL
-      for (int j = 0; j < group; ++j)
-        sum += detail::bin_digit(row[(j + c) % group], g, flags);
-      if (sum != 0)
-        atomicAdd(reinterpret_cast<unsigned long long*>(s_total + b),
-                  static_cast<unsigned long long>(sum));
-    }
-    if (__syncthreads_or(spilled) && spilled) {
-      const partial_type q = flushed.partial();
-      TCR_UNROLL
-      for (int k = 0; k < limbs; ++k)
-        if (q.limb[k] != 0)
-          atomicAdd(s_limb + k, static_cast<unsigned long long>(q.limb[k]));
-      flags |= q.flags;
-    }
-    flags = __reduce_or_sync(0xffffffffu, flags);
-    if ((threadIdx.x & 31) == 0 && flags != 0)
-      atomicOr(&s_flags, flags);
-    __syncthreads();
-    for (int b = threadIdx.x; b < bins; b += Threads)
-      if (s_total[b] != 0)
-        detail::atomic_add_scaled<limbs>(s_limb, s_total[b], spacing_exponent(b) - L);
-    __syncthreads();
-    partial_type p{};
-    if (threadIdx.x == 0)
-      p = detail::canonical_of<float_products>(s_limb, s_flags);
-    return p;
+    return block::template partial<spacing>(true, 0.0);
   }
   __device__ partial_type merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float_products, Threads>(g, count);
@@ -588,7 +535,7 @@ struct binned_exact_dot {
 #endif
 
   TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
-    return flushed.merge(a, b);
+    return exact_merge(a, b);
   }
   template <class Out>
   TCR_HD Out finish(const partial_type& p) const {
@@ -596,15 +543,15 @@ struct binned_exact_dot {
                   "tcr::binned_exact_dot: the norm into a float, double, __half or "
                   "__nv_bfloat16 result");
     if constexpr (Squares && !std::is_same_v<Out, partial_type>) {
-      const double s = flushed.template finish<double>(p);
+      const double s = exact_finish<double>(p);
       return convert_result<Out>(::sqrt(s));
     } else {
-      return flushed.template finish<Out>(p);
+      return exact_finish<Out>(p);
     }
   }
   template <class Out>
   TCR_HD Out empty_result() const {
-    return flushed.template empty_result<Out>();
+    return exact_sum<float_products>{}.template empty_result<Out>();
   }
 
 private:
@@ -624,10 +571,12 @@ private:
   __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {
     static_assert(std::uint32_t(N) * pieces_per_product <= detail::product_max_pieces,
                   "tcr::binned_exact_dot::add");
-    if (pieces + std::uint32_t(N) * pieces_per_product > detail::product_max_pieces)
-      flush();
+    if (pieces + std::uint32_t(N) * pieces_per_product > detail::product_max_pieces) {
+      block::template spill<spacing>(true, 0.0);
+      pieces = 0;
+    }
     pieces += std::uint32_t(N) * pieces_per_product;
-    double* b = my_bins();
+    double* b = block::bins_of_thread();
     TCR_UNROLL
     for (int i = 0; i < N; ++i) {
       const double p = static_cast<double>(fx[i]) * static_cast<double>(fy[i]);
@@ -648,21 +597,6 @@ private:
     int k = (e >> 4) - detail::product_bin_base;
     k = k < 0 ? 0 : (k > bins - 1 ? bins - 1 : k);
     b[k * Threads] += v;
-  }
-  __device__ void clear_bins() {
-    double* b = my_bins();
-    TCR_UNROLL
-    for (int k = 0; k < bins; ++k)
-      b[k * Threads] = -0.0;
-  }
-  __device__ __noinline__ void fold_bins(exact_sum<float_products>& into) const {
-    const double* b = my_bins();
-#pragma unroll 1
-    for (int k = 0; k < bins; ++k) {
-      const double v = b[k * Threads];
-      if (__double_as_longlong(v) != static_cast<long long>(detail::negative_zero_bits))
-        into.add_aligned(v);
-    }
   }
 #endif
 };

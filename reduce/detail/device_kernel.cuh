@@ -452,8 +452,7 @@ __global__ void __launch_bounds__(Threads)
         write_result(p.out, fresh.template finish<Out>(total));
         reset_arrival(p.arrival, p.key);
       }
-      return;
-    }
+    } else {
     // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
     // max_grid / Threads) in block order, the loads of a batch in flight together.
     constexpr int per_thread = max_grid / Threads;
@@ -482,6 +481,7 @@ __global__ void __launch_bounds__(Threads)
     if (threadIdx.x == 0) {
       write_result(p.out, fresh.template finish<Out>(total));
       reset_arrival(p.arrival, p.key);
+    }
     }
   }
 }
