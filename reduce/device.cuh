@@ -41,6 +41,22 @@
 // with c = 1 (its error before the final rounding is below 2^-40 S <= 2^-16 u S for a float
 // result and 2^-88 S for a double one).
 // The unrounded pair: ask for a tcr::df32 or tcr::dd result.
+//
+// Accuracy::correctly_rounded: the exact sum (sum |x_i|, dot) rounded once to nearest even into
+// the result type (float, double, __half, __nv_bfloat16; df32 and dd give hi = RN(s),
+// lo = RN(s - hi)); Nrm2: sqrt(RN_double(s)) rounded to the result, within 1 ulp of the exact
+// norm. Accuracy::reproducible runs the same exact accumulation: the result depends only on the
+// input values (not on the GPU, grid, block size, alignment, offset or stream), and is correctly
+// rounded too. Inf and NaN as in plain summation; zeros: -0 only when every term is -0; n = 0
+// gives +0. Every input type for Sum and Asum (f64: tcr::exact_sum<double> per thread, far below
+// bandwidth); Dot and Nrm2 of the float-range types, in any pairing (products exact in double);
+// Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
+// cudaErrorNotSupported. How, and the proofs: compensated/exact_binned.cuh, compensated/exact.cuh.
+// A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
+// exact_partial<double> (f64) or exact_partial<tcr::float_products> (Dot, Nrm2) receives the
+// canonical partial state instead (exact modes only, else cudaErrorInvalidValue): merge the
+// partials of parts of the data with tcr::exact_merge, in any order, and round with
+// tcr::exact_finish<Out> (the empty partial gives -0): the same bits as one call on all of it.
 // Engine: Engine::automatic picks by measurement (the plan table below): CUDA cores for every
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
 // tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16 from 2^16 elements.
@@ -455,7 +471,9 @@ struct exact_accumulator_of {
       !dot_like || (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
                     !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
   using type = std::conditional_t<
-      dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
+      dot_like,
+      binned_exact_dot<X, Y, (significand_bits<X> + significand_bits<Y> > 24 ? 64 : 128),
+                       Op == op_kind::nrm2>,
       std::conditional_t<std::is_same_v<X, double>, exact_sum<double>, binned_exact_sum<X, 256>>>;
 };
 template <class A, class = void>
