@@ -378,26 +378,33 @@ private:
 
   // floor(|a| / 2^pos) mod 2^64 of a canonical nonnegative limb array, pos >= 0: limbs below
   // limb pos / 32 are canonical, so they cannot carry into the window.
+  // (Both loops run over every limb with constant indices, so that the limbs stay in registers:
+  // an index that depends on the data would put the array in local memory, whose latency the
+  // single thread that rounds would pay on every access.)
   TCR_HD static std::uint64_t window(const std::int64_t (&a)[limbs], int pos) {
-    const int k = pos >> 5;
-    const int off = pos & 31;
-    std::uint64_t w = std::uint64_t(a[k]) >> off;
-    for (int j = k + 1; j < limbs; ++j) {
+    std::uint64_t w = 0;
+    TCR_UNROLL
+    for (int j = 0; j < limbs; ++j) {
       const int d = 32 * j - pos;
-      if (d >= 64)
-        break;
-      w += std::uint64_t(a[j]) << d;
+      if (d > -32 && d < 0)
+        w += std::uint64_t(a[j]) >> -d; // j = pos / 32: the bits from pos up
+      else if (d >= 0 && d < 64)
+        w += std::uint64_t(a[j]) << d;
     }
     return w;
   }
   // |a| mod 2^pos != 0, pos >= 0.
   TCR_HD static bool any_below(const std::int64_t (&a)[limbs], int pos) {
-    const int k = pos >> 5;
-    for (int j = 0; j < k && j < limbs; ++j)
-      if (a[j] != 0)
-        return true;
-    const int off = pos & 31;
-    return k < limbs && off != 0 && (std::uint64_t(a[k]) & ((std::uint64_t(1) << off) - 1)) != 0;
+    bool any = false;
+    TCR_UNROLL
+    for (int j = 0; j < limbs; ++j) {
+      const int lo = 32 * j;
+      if (lo + 32 <= pos)
+        any = any || a[j] != 0;
+      else if (lo < pos)
+        any = any || (std::uint64_t(a[j]) & ((std::uint64_t(1) << (pos - lo)) - 1)) != 0;
+    }
+    return any;
   }
 
   // RN_V of the canonical p; with rest != nullptr also the canonical state of s - RN_V(s) (exact,
@@ -425,9 +432,15 @@ private:
         mag.limb[k] = -mag.limb[k];
       canonicalise(mag);
     }
-    int top = limbs - 1;
-    while (top >= 0 && mag.limb[top] == 0)
-      --top;
+    int top = -1; // the highest nonzero limb
+    std::uint64_t top_limb = 0;
+    TCR_UNROLL
+    for (int k = 0; k < limbs; ++k) {
+      if (mag.limb[k] != 0) {
+        top = k;
+        top_limb = std::uint64_t(mag.limb[k]);
+      }
+    }
     if (rest) {
       *rest = partial_type{};
       rest->flags = detail::exact_not_neg_zero;
@@ -440,7 +453,7 @@ private:
     }
     constexpr int M = VF::fraction_bits;
     constexpr int L = format::lsb_exponent;
-    const int P = 32 * top + detail::bit_width64(std::uint64_t(mag.limb[top])) - 1; // top bit
+    const int P = 32 * top + detail::bit_width64(top_limb) - 1; // top bit
     // t: the exponent of the last bit of RN_V(s); sh = t - L: bits of mag below it.
     const int t = L + P - M > VF::lsb_exponent ? L + P - M : VF::lsb_exponent;
     const int sh = t - L;
@@ -463,8 +476,12 @@ private:
           else
             r.limb[j] = mag.limb[j];
         }
-        if (up)
-          r.limb[sh >> 5] -= std::int64_t(1) << (sh & 31);
+        if (up) {
+          TCR_UNROLL
+          for (int j = 0; j < limbs; ++j)
+            if (j == (sh >> 5))
+              r.limb[j] -= std::int64_t(1) << (sh & 31);
+        }
         if (negative)
           for (int j = 0; j < limbs; ++j)
             r.limb[j] = -r.limb[j];

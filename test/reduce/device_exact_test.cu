@@ -288,6 +288,26 @@ TEST_CASE("exact modes: the same bits for every grid, offset and split") {
   check_reproducible<__half>(77777, 44);
 }
 
+// One block of 256 threads (the grid capped at 1): every thread adds more inputs than its bins
+// take (2^14 floats, 2^13 halves or bfloat16s) and spills them into the block's limbs.
+TEST_CASE("exact modes: threads past their add limit spill exactly") {
+  const auto f = wide_random<float>((std::size_t(3) << 22) + 7, 61);
+  const auto h = wide_random<__half>((std::size_t(1) << 22) + 3, 62);
+  const auto b = wide_random<__nv_bfloat16>((std::size_t(1) << 22) + 1, 63);
+  const float rf = run_exact<float>(op::sum, f.t, 0);
+  const float rh = run_exact<float>(op::asum, h.t, 0);
+  const float rb = run_exact<float>(op::sum, b.t, 0);
+  tcr::detail::device::grid_limit_for_tests = 1;
+  CHECK(bits_of(run_exact<float>(op::sum, f.t, 1)) == bits_of(rf));
+  CHECK(bits_of(run_exact<float>(op::asum, h.t, 3)) == bits_of(rh));
+  CHECK(bits_of(run_exact<float>(op::sum, b.t, 2)) == bits_of(rb));
+  check_rounded<float>(op::sum, f, 2);
+  tcr::detail::device::grid_limit_for_tests = 0;
+  CHECK(is_round_to_nearest(rf, exact_of(op::sum, f.d)));
+  CHECK(is_round_to_nearest(rh, exact_of(op::asum, h.d)));
+  CHECK(is_round_to_nearest(rb, exact_of(op::sum, b.d)));
+}
+
 TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
   const std::vector<float> x(1000, 1.0f);
   padded_device<float> dx(x, 0);
