@@ -22,8 +22,8 @@ void add_for() {
                        : op == op_kind::asum ? "Asum"
                        : op == op_kind::dot  ? "Dot"
                                              : "Nrm2";
-      c.note = std::string("tcr::DeviceReduce::") + fn +
-               ", accuracy " + tcr_cases::name(acc) + ", engine automatic (the CUDA cores)";
+      c.note = std::string("tcr::DeviceReduce::") + fn + ", accuracy " + tcr_cases::name(acc) +
+               ", engine automatic (the CUDA cores)";
       // Both modes run the same kernel: only correctly_rounded in the quick run.
       c.quick = acc == Accuracy::correctly_rounded;
       const ReduceOptions options{acc, Engine::automatic};
@@ -36,8 +36,8 @@ void add_for() {
         case op_kind::asum:
           return DeviceReduce::Asum(temp, bytes, x, out, a.n, a.stream, options);
         case op_kind::dot:
-          return DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y), out, a.n,
-                                   a.stream, options);
+          return DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y), out, a.n, a.stream,
+                                   options);
         default:
           return DeviceReduce::Nrm2(temp, bytes, x, out, a.n, a.stream, options);
         }

@@ -67,7 +67,7 @@ struct exact_bins_of<float> {
   static constexpr int shift = 27;
   static constexpr std::uint32_t max_adds = 1u << 14;
   static constexpr int float_group = 1;
-  static constexpr int width = 16;   // biased exponents per bin
+  static constexpr int width = 16;    // biased exponents per bin
   static constexpr int fraction = 23; // fraction bits of the input type
 };
 template <>
@@ -455,10 +455,11 @@ inline constexpr int product_bins = (1279 >> 4) - product_bin_base + 1; // 35
 // Whether products of X and Y values are exact in float-significand pieces of 24 bits without
 // a split: both significands of at most 12 bits (half, bfloat16, fp8).
 template <class X>
-inline constexpr int significand_bits =
-    std::is_same_v<X, float> ? 24 : std::is_same_v<X, __half> ? 11
-                                   : std::is_same_v<X, __nv_bfloat16> ? 8
-                                   : std::is_same_v<X, __nv_fp8_e4m3> ? 4 : 3;
+inline constexpr int significand_bits = std::is_same_v<X, float>           ? 24
+                                        : std::is_same_v<X, __half>        ? 11
+                                        : std::is_same_v<X, __nv_bfloat16> ? 8
+                                        : std::is_same_v<X, __nv_fp8_e4m3> ? 4
+                                                                           : 3;
 } // namespace detail
 
 // binned_exact_dot<X, Y, Threads, Squares>: the exact sum of products x_i y_i (Squares: of
@@ -480,9 +481,10 @@ inline constexpr int significand_bits =
 // [E, E + 16), hi is a multiple of 2^(E - 23) below 2^(E + 16) (ratio 2^39: 2^14 exact adds),
 // and in the row's lo companion lo is a multiple of 2^(E - 47) (p has at most 48 significant
 // bits) below 2^(E + 16 - 23) (ratio 2^40: 2^13 exact adds), exponents here unbiased. A thread
-// spills its bins into the block's limbs every 2^13 products (2^14 unsplit). Contraction: p - hi may become an FMA of x, y and -hi, which
-// computes the same exact value (p is exact), so contraction changes nothing. A non-finite p
-// goes whole into the top bin (lo = -0 then, never Inf - Inf).
+// spills its bins into the block's limbs every 2^13 products (2^14 unsplit). Contraction: p - hi
+// may become an FMA of x, y and -hi, which computes the same exact value (p is exact), so
+// contraction changes nothing. A non-finite p goes whole into the top bin (lo = -0 then, never Inf
+// - Inf).
 template <class X, class Y, int Threads, bool Squares>
 struct binned_exact_dot {
   static constexpr bool split = detail::significand_bits<X> + detail::significand_bits<Y> > 24;

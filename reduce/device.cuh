@@ -468,8 +468,9 @@ struct exact_accumulator_of {
   // Dot and Nrm2 of double operands, and Nrm2 into a pair, have no exact path
   // (cudaErrorNotSupported).
   static constexpr bool supported =
-      !dot_like || (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
-                    !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
+      !dot_like ||
+      (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
+       !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
   using type = std::conditional_t<
       dot_like,
       binned_exact_dot<X, Y, (significand_bits<X> + significand_bits<Y> > 24 ? 64 : 128),

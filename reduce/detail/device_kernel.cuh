@@ -453,35 +453,35 @@ __global__ void __launch_bounds__(Threads)
         reset_arrival(p.arrival, p.key);
       }
     } else {
-    // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
-    // max_grid / Threads) in block order, the loads of a batch in flight together.
-    constexpr int per_thread = max_grid / Threads;
-    constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
-    static_assert(per_thread % batch == 0, "partials per thread");
-    const int grid = static_cast<int>(gridDim.x);
-    P r_merged = fresh.partial();
+      // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
+      // max_grid / Threads) in block order, the loads of a batch in flight together.
+      constexpr int per_thread = max_grid / Threads;
+      constexpr int batch = sizeof(P) <= 16 ? per_thread : 2;
+      static_assert(per_thread % batch == 0, "partials per thread");
+      const int grid = static_cast<int>(gridDim.x);
+      P r_merged = fresh.partial();
 #pragma unroll 1
-    for (int b0 = threadIdx.x; b0 < grid; b0 += batch * Threads) {
-      P r_part[batch];
+      for (int b0 = threadIdx.x; b0 < grid; b0 += batch * Threads) {
+        P r_part[batch];
 #pragma unroll
-      for (int j = 0; j < batch; ++j)
-        if (b0 + j * Threads < grid)
-          r_part[j] = load_cg(g_partials + b0 + j * Threads);
+        for (int j = 0; j < batch; ++j)
+          if (b0 + j * Threads < grid)
+            r_part[j] = load_cg(g_partials + b0 + j * Threads);
 #pragma unroll
-      for (int j = 0; j < batch; ++j)
-        if (b0 + j * Threads < grid)
-          r_merged = fresh.merge(r_merged, r_part[j]);
-    }
-    // Heavy partials (the double machinery's) combine a grid smaller than the block over its
-    // first `grid` threads only (log2(grid) merge levels); a float partial's merge is one
-    // addition, not worth the second tree's code.
-    constexpr bool fewer_levels = sizeof(P) > 16;
-    const P total =
-        combine(r_merged, std::bool_constant<fewer_levels>{}, grid < Threads ? grid : Threads);
-    if (threadIdx.x == 0) {
-      write_result(p.out, fresh.template finish<Out>(total));
-      reset_arrival(p.arrival, p.key);
-    }
+        for (int j = 0; j < batch; ++j)
+          if (b0 + j * Threads < grid)
+            r_merged = fresh.merge(r_merged, r_part[j]);
+      }
+      // Heavy partials (the double machinery's) combine a grid smaller than the block over its
+      // first `grid` threads only (log2(grid) merge levels); a float partial's merge is one
+      // addition, not worth the second tree's code.
+      constexpr bool fewer_levels = sizeof(P) > 16;
+      const P total =
+          combine(r_merged, std::bool_constant<fewer_levels>{}, grid < Threads ? grid : Threads);
+      if (threadIdx.x == 0) {
+        write_result(p.out, fresh.template finish<Out>(total));
+        reset_arrival(p.arrival, p.key);
+      }
     }
   }
 }

@@ -50,8 +50,8 @@ Out run_dot(const std::vector<X>& x, const std::vector<Y>* y, std::size_t ox, st
 
 template <class Out, class X, class Y>
 void check_dot(const typed_data<X>& x, const typed_data<Y>& y, std::size_t ox, std::size_t oy) {
-  INFO("Dot<", type_name<X>(), ", ", type_name<Y>(), " -> ", type_name<Out>(), "> n = ",
-       x.t.size(), ", offsets ", ox, " ", oy);
+  INFO("Dot<", type_name<X>(), ", ", type_name<Y>(), " -> ", type_name<Out>(), "> n = ", x.t.size(),
+       ", offsets ", ox, " ", oy);
   const Out res = run_dot<Out>(x.t, &y.t, ox, oy);
   const mp s = fast_exact_dot(x.d, y.d); // products of float-range values are exact doubles
   INFO("result ", as_double(res), ", exact ", s.to_double());
@@ -92,122 +92,123 @@ std::vector<std::int64_t> dot_sizes() {
 
 TEST_SUITE("gpu") {
 
-TEST_CASE("exact Dot: float-range operands, sizes, offsets, the whole range of products") {
-  for (std::int64_t n : dot_sizes()) {
-    INFO("n ", n);
-    const std::size_t m = static_cast<std::size_t>(n);
-    // float x float over products 2^-280 .. 2^250 (wide), and near 1 (narrow).
-    check_dot<float>(spread<float>(m, 1 + n, -140, 125), spread<float>(m, 2 + n, -140, 125), 0, 1);
-    check_dot<double>(spread<float>(m, 3 + n, -3, 3), spread<float>(m, 4 + n, -3, 3), 1, 0);
-    check_dot<float>(spread<__half>(m, 5 + n, -24, 15), spread<__half>(m, 6 + n, -24, 15), 0, 0);
-    check_dot<float>(spread<__nv_bfloat16>(m, 7 + n, -130, 120),
-                     spread<__nv_bfloat16>(m, 8 + n, -130, 120), 3, 2);
-    check_dot<float>(spread<__nv_fp8_e4m3>(m, 9 + n, -9, 8), spread<__nv_fp8_e4m3>(m, 10 + n, -9, 8),
-                     5, 11);
-    check_dot<float>(spread<float>(m, 11 + n, -20, 20), spread<__half>(m, 12 + n, -24, 15), 1, 3);
-  }
-}
-
-TEST_CASE("exact Dot: ill-conditioned to 1e32, sums beyond float's range, special values") {
-  for (double cond : {1e8, 1e16, 1e32}) {
-    for (std::int64_t n : {100, 50000, 1000000}) {
-      INFO("cond ", cond, ", n ", n);
-      const auto [x, y] = gen_dot<float>(n, cond, n);
-      check_dot<float>(typed_data<float>(to_doubles(x)), typed_data<float>(to_doubles(y)), 0, 0);
-      check_dot<double>(typed_data<float>(to_doubles(x)), typed_data<float>(to_doubles(y)), 2, 1);
+  TEST_CASE("exact Dot: float-range operands, sizes, offsets, the whole range of products") {
+    for (std::int64_t n : dot_sizes()) {
+      INFO("n ", n);
+      const std::size_t m = static_cast<std::size_t>(n);
+      // float x float over products 2^-280 .. 2^250 (wide), and near 1 (narrow).
+      check_dot<float>(spread<float>(m, 1 + n, -140, 125), spread<float>(m, 2 + n, -140, 125), 0,
+                       1);
+      check_dot<double>(spread<float>(m, 3 + n, -3, 3), spread<float>(m, 4 + n, -3, 3), 1, 0);
+      check_dot<float>(spread<__half>(m, 5 + n, -24, 15), spread<__half>(m, 6 + n, -24, 15), 0, 0);
+      check_dot<float>(spread<__nv_bfloat16>(m, 7 + n, -130, 120),
+                       spread<__nv_bfloat16>(m, 8 + n, -130, 120), 3, 2);
+      check_dot<float>(spread<__nv_fp8_e4m3>(m, 9 + n, -9, 8),
+                       spread<__nv_fp8_e4m3>(m, 10 + n, -9, 8), 5, 11);
+      check_dot<float>(spread<float>(m, 11 + n, -20, 20), spread<__half>(m, 12 + n, -24, 15), 1, 3);
     }
   }
-  // Products near 2^250 that cancel to a float result, and that sum beyond float (a double result
-  // holds it, a float result is inf).
-  rng64 rng(7);
-  std::vector<double> x(200001), y(200001);
-  for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
-    x[i] = std::ldexp(1 + rng.uniform(), 125);
-    y[i] = std::ldexp(1.0, 125);
-    x[i + 1] = -x[i];
-    y[i + 1] = y[i];
-  }
-  x.back() = 3.0;
-  y.back() = 0.5;
-  check_dot<float>(typed_data<float>(x), typed_data<float>(y), 0, 0);
-  x.back() = 0x1p125; // the last product 2^250, the others cancel pairwise
-  y.back() = 0x1p125;
-  const typed_data<float> bx(x), by(y);
-  check_dot<double>(bx, by, 1, 1);
-  CHECK(std::isinf(run_dot<float>(bx.t, &by.t, 0, 0)));
-  // Inf, NaN, Inf * 0, zero signs.
-  const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> a(5000, 1.0f), b(5000, 2.0f);
-  a[10] = inf;
-  CHECK(run_dot<float>(a, &b, 0, 0) == inf);
-  b[10] = 0.0f;
-  CHECK(std::isnan(run_dot<float>(a, &b, 0, 0)));
-  std::vector<float> z(3000, -0.0f), o(3000, 1.0f);
-  CHECK(bits_of(run_dot<float>(z, &o, 1, 2)) == 0x80000000u); // every product -0
-  o[5] = -1.0f;
-  CHECK(bits_of(run_dot<float>(z, &o, 0, 0)) == 0u); // one +0 product
-  CHECK(bits_of(run_dot<float>(std::vector<float>{}, &o, 0, 0)) == 0u); // empty: +0
-}
 
-TEST_CASE("exact Nrm2: faithful over the whole range, special values") {
-  for (std::int64_t n : dot_sizes()) {
-    INFO("n ", n);
-    const std::size_t m = static_cast<std::size_t>(n);
-    check_nrm2<float>(spread<float>(m, 21 + n, -149, 127), n % 4);
-    check_nrm2<float>(spread<float>(m, 22 + n, -149, -120), 0); // subnormal squares underflow
-    check_nrm2<float>(spread<float>(m, 23 + n, 100, 127), 1);   // squares beyond float's range
-    check_nrm2<double>(spread<float>(m, 24 + n, -60, 60), 0);
-    check_nrm2<float>(spread<__half>(m, 25 + n, -24, 15), 3);
-    check_nrm2<float>(spread<__nv_bfloat16>(m, 26 + n, -133, 127), 2);
-  }
-  std::vector<float> a(4097, 3.0f);
-  a[4000] = -std::numeric_limits<float>::infinity();
-  CHECK(run_dot<float>(a, static_cast<const std::vector<float>*>(nullptr), 0, 0) ==
-        std::numeric_limits<float>::infinity());
-  a[17] = std::numeric_limits<float>::quiet_NaN();
-  CHECK(std::isnan(run_dot<float>(a, static_cast<const std::vector<float>*>(nullptr), 0, 0)));
-}
-
-TEST_CASE("exact Dot: the same bits for every grid, offset and split") {
-  const std::size_t n = 700001;
-  const auto x = spread<float>(n, 31, -100, 100);
-  const auto y = spread<float>(n, 32, -100, 100);
-  const float ref = run_dot<float>(x.t, &y.t, 0, 0);
-  CHECK(is_round_to_nearest(ref, fast_exact_dot(x.d, y.d)));
-  for (int grid : {0, 1, 5, 64, 132}) {
-    tcr::detail::device::grid_limit_for_tests = grid;
-    for (std::size_t ox = 0; ox < 4; ++ox) {
-      for (std::size_t oy = 0; oy < 4; ++oy) {
-        INFO("grid limit ", grid, ", offsets ", ox, " ", oy);
-        CHECK(bits_of(run_dot<float>(x.t, &y.t, ox, oy, ox == oy ? reproducible : rounded)) ==
-              bits_of(ref));
+  TEST_CASE("exact Dot: ill-conditioned to 1e32, sums beyond float's range, special values") {
+    for (double cond : {1e8, 1e16, 1e32}) {
+      for (std::int64_t n : {100, 50000, 1000000}) {
+        INFO("cond ", cond, ", n ", n);
+        const auto [x, y] = gen_dot<float>(n, cond, n);
+        check_dot<float>(typed_data<float>(to_doubles(x)), typed_data<float>(to_doubles(y)), 0, 0);
+        check_dot<double>(typed_data<float>(to_doubles(x)), typed_data<float>(to_doubles(y)), 2, 1);
       }
     }
-  }
-  tcr::detail::device::grid_limit_for_tests = 0;
-  using P = tcr::exact_partial<tcr::float_products>;
-  rng64 rng(33);
-  for (int parts : {2, 9, 64}) {
-    std::vector<std::size_t> cut = {0, n};
-    for (int k = 1; k < parts; ++k)
-      cut.push_back(static_cast<std::size_t>(rng.integer(0, std::int64_t(n))));
-    std::sort(cut.begin(), cut.end());
-    std::vector<P> partials;
-    for (std::size_t k = 0; k + 1 < cut.size(); ++k) {
-      const std::vector<float> px(x.t.begin() + cut[k], x.t.begin() + cut[k + 1]);
-      const std::vector<float> py(y.t.begin() + cut[k], y.t.begin() + cut[k + 1]);
-      partials.push_back(run_dot<P>(px, &py, k % 4, (k + 1) % 4));
+    // Products near 2^250 that cancel to a float result, and that sum beyond float (a double result
+    // holds it, a float result is inf).
+    rng64 rng(7);
+    std::vector<double> x(200001), y(200001);
+    for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
+      x[i] = std::ldexp(1 + rng.uniform(), 125);
+      y[i] = std::ldexp(1.0, 125);
+      x[i + 1] = -x[i];
+      y[i + 1] = y[i];
     }
-    for (std::size_t i = partials.size(); i > 1; --i) // a random order of merges
-      std::swap(partials[i - 1],
-                partials[static_cast<std::size_t>(rng.integer(0, std::int64_t(i) - 1))]);
-    P total = partials[0];
-    for (std::size_t i = 1; i < partials.size(); ++i)
-      total = tcr::exact_merge(total, partials[i]);
-    INFO("parts ", parts);
-    CHECK(bits_of(tcr::exact_finish<float>(total)) == bits_of(ref));
+    x.back() = 3.0;
+    y.back() = 0.5;
+    check_dot<float>(typed_data<float>(x), typed_data<float>(y), 0, 0);
+    x.back() = 0x1p125; // the last product 2^250, the others cancel pairwise
+    y.back() = 0x1p125;
+    const typed_data<float> bx(x), by(y);
+    check_dot<double>(bx, by, 1, 1);
+    CHECK(std::isinf(run_dot<float>(bx.t, &by.t, 0, 0)));
+    // Inf, NaN, Inf * 0, zero signs.
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> a(5000, 1.0f), b(5000, 2.0f);
+    a[10] = inf;
+    CHECK(run_dot<float>(a, &b, 0, 0) == inf);
+    b[10] = 0.0f;
+    CHECK(std::isnan(run_dot<float>(a, &b, 0, 0)));
+    std::vector<float> z(3000, -0.0f), o(3000, 1.0f);
+    CHECK(bits_of(run_dot<float>(z, &o, 1, 2)) == 0x80000000u); // every product -0
+    o[5] = -1.0f;
+    CHECK(bits_of(run_dot<float>(z, &o, 0, 0)) == 0u);                    // one +0 product
+    CHECK(bits_of(run_dot<float>(std::vector<float>{}, &o, 0, 0)) == 0u); // empty: +0
   }
-}
+
+  TEST_CASE("exact Nrm2: faithful over the whole range, special values") {
+    for (std::int64_t n : dot_sizes()) {
+      INFO("n ", n);
+      const std::size_t m = static_cast<std::size_t>(n);
+      check_nrm2<float>(spread<float>(m, 21 + n, -149, 127), n % 4);
+      check_nrm2<float>(spread<float>(m, 22 + n, -149, -120), 0); // subnormal squares underflow
+      check_nrm2<float>(spread<float>(m, 23 + n, 100, 127), 1);   // squares beyond float's range
+      check_nrm2<double>(spread<float>(m, 24 + n, -60, 60), 0);
+      check_nrm2<float>(spread<__half>(m, 25 + n, -24, 15), 3);
+      check_nrm2<float>(spread<__nv_bfloat16>(m, 26 + n, -133, 127), 2);
+    }
+    std::vector<float> a(4097, 3.0f);
+    a[4000] = -std::numeric_limits<float>::infinity();
+    CHECK(run_dot<float>(a, static_cast<const std::vector<float>*>(nullptr), 0, 0) ==
+          std::numeric_limits<float>::infinity());
+    a[17] = std::numeric_limits<float>::quiet_NaN();
+    CHECK(std::isnan(run_dot<float>(a, static_cast<const std::vector<float>*>(nullptr), 0, 0)));
+  }
+
+  TEST_CASE("exact Dot: the same bits for every grid, offset and split") {
+    const std::size_t n = 700001;
+    const auto x = spread<float>(n, 31, -100, 100);
+    const auto y = spread<float>(n, 32, -100, 100);
+    const float ref = run_dot<float>(x.t, &y.t, 0, 0);
+    CHECK(is_round_to_nearest(ref, fast_exact_dot(x.d, y.d)));
+    for (int grid : {0, 1, 5, 64, 132}) {
+      tcr::detail::device::grid_limit_for_tests = grid;
+      for (std::size_t ox = 0; ox < 4; ++ox) {
+        for (std::size_t oy = 0; oy < 4; ++oy) {
+          INFO("grid limit ", grid, ", offsets ", ox, " ", oy);
+          CHECK(bits_of(run_dot<float>(x.t, &y.t, ox, oy, ox == oy ? reproducible : rounded)) ==
+                bits_of(ref));
+        }
+      }
+    }
+    tcr::detail::device::grid_limit_for_tests = 0;
+    using P = tcr::exact_partial<tcr::float_products>;
+    rng64 rng(33);
+    for (int parts : {2, 9, 64}) {
+      std::vector<std::size_t> cut = {0, n};
+      for (int k = 1; k < parts; ++k)
+        cut.push_back(static_cast<std::size_t>(rng.integer(0, std::int64_t(n))));
+      std::sort(cut.begin(), cut.end());
+      std::vector<P> partials;
+      for (std::size_t k = 0; k + 1 < cut.size(); ++k) {
+        const std::vector<float> px(x.t.begin() + cut[k], x.t.begin() + cut[k + 1]);
+        const std::vector<float> py(y.t.begin() + cut[k], y.t.begin() + cut[k + 1]);
+        partials.push_back(run_dot<P>(px, &py, k % 4, (k + 1) % 4));
+      }
+      for (std::size_t i = partials.size(); i > 1; --i) // a random order of merges
+        std::swap(partials[i - 1],
+                  partials[static_cast<std::size_t>(rng.integer(0, std::int64_t(i) - 1))]);
+      P total = partials[0];
+      for (std::size_t i = 1; i < partials.size(); ++i)
+        total = tcr::exact_merge(total, partials[i]);
+      INFO("parts ", parts);
+      CHECK(bits_of(tcr::exact_finish<float>(total)) == bits_of(ref));
+    }
+  }
 
 } // TEST_SUITE
 

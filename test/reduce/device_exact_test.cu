@@ -20,12 +20,12 @@ using namespace tcr::test;
 using tcr::Accuracy;
 using tcr::DeviceReduce;
 using tcr::ReduceOptions;
+using tcr::test::exact::as_double;
 using tcr::test::exact::bits_of;
 using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::reproducible;
 using tcr::test::exact::rounded;
 using tcr::test::exact::to_doubles;
-using tcr::test::exact::as_double;
 
 // Runs Sum (or Asum) in an exact mode on x at element offset `offset` of a NaN-padded buffer.
 // (Sum and Asum only: the exact modes have no Dot or Nrm2, and this instantiates no more.)
@@ -48,12 +48,14 @@ Out run_exact(op o, const std::vector<T>& x, std::size_t offset, ReduceOptions o
 }
 
 // The exact sum (or sum of |x|) of data given as exact doubles.
-mp exact_of(op o, const std::vector<double>& d) { return fast_exact_sum(d, o == op::asum); }
+mp exact_of(op o, const std::vector<double>& d) {
+  return fast_exact_sum(d, o == op::asum);
+}
 
 template <class Out, class T>
 void check_rounded(op o, const typed_data<T>& x, std::size_t offset) {
-  INFO(op_name(o), "<", type_name<T>(), " -> ", type_name<Out>(), "> n = ", x.t.size(),
-       ", offset ", offset);
+  INFO(op_name(o), "<", type_name<T>(), " -> ", type_name<Out>(), "> n = ", x.t.size(), ", offset ",
+       offset);
   const Out res = run_exact<Out>(o, x.t, offset);
   const mp s = exact_of(o, x.d);
   INFO("result ", as_double(res), ", exact ", s.to_double());
@@ -102,264 +104,265 @@ void check_type_sizes(std::uint64_t seed) {
 
 TEST_SUITE("gpu") {
 
-TEST_CASE("correctly rounded Sum and Asum: every input type, sizes, offsets") {
-  check_type_sizes<float, float>(11);
-  check_type_sizes<__half, float>(12);
-  check_type_sizes<__nv_bfloat16, float>(13);
-  check_type_sizes<__nv_fp8_e4m3, float>(14);
-  check_type_sizes<__nv_fp8_e5m2, float>(15);
-  check_type_sizes<double, double>(16);
-}
-
-TEST_CASE("correctly rounded: results in other formats (one rounding, not two)") {
-  for (std::int64_t n : {1, 100, 5000, 300000}) {
-    INFO("n ", n);
-    const auto x = wide_random<float>(static_cast<std::size_t>(n), 21 + n);
-    check_rounded<double>(op::sum, x, 1);
-    const auto h = typed_random<__half>(static_cast<std::size_t>(n), 22 + n, -24, 6);
-    check_rounded<__half>(op::sum, h, 0);
-    check_rounded<__half>(op::asum, h, 1);
-    const auto b = typed_random<__nv_bfloat16>(static_cast<std::size_t>(n), 23 + n, -100, 100);
-    check_rounded<__nv_bfloat16>(op::sum, b, 0);
-    const auto d = wide_random<double>(static_cast<std::size_t>(n), 24 + n);
-    check_rounded<float>(op::sum, d, 0);
+  TEST_CASE("correctly rounded Sum and Asum: every input type, sizes, offsets") {
+    check_type_sizes<float, float>(11);
+    check_type_sizes<__half, float>(12);
+    check_type_sizes<__nv_bfloat16, float>(13);
+    check_type_sizes<__nv_fp8_e4m3, float>(14);
+    check_type_sizes<__nv_fp8_e5m2, float>(15);
+    check_type_sizes<double, double>(16);
   }
-}
 
-TEST_CASE("correctly rounded: ill-conditioned sums to condition 1e32") {
-  for (double cond : {1e4, 1e8, 1e16, 1e24, 1e32}) {
-    for (std::int64_t n : {64, 10000, 1000000}) {
-      INFO("cond ", cond, ", n ", n);
-      check_rounded<float>(op::sum, typed_data<float>(to_doubles(gen_sum<float>(n, cond, n))), 0);
-      check_rounded<double>(op::sum, typed_data<double>(gen_sum<double>(n, cond, n + 1)), 1);
+  TEST_CASE("correctly rounded: results in other formats (one rounding, not two)") {
+    for (std::int64_t n : {1, 100, 5000, 300000}) {
+      INFO("n ", n);
+      const auto x = wide_random<float>(static_cast<std::size_t>(n), 21 + n);
+      check_rounded<double>(op::sum, x, 1);
+      const auto h = typed_random<__half>(static_cast<std::size_t>(n), 22 + n, -24, 6);
+      check_rounded<__half>(op::sum, h, 0);
+      check_rounded<__half>(op::asum, h, 1);
+      const auto b = typed_random<__nv_bfloat16>(static_cast<std::size_t>(n), 23 + n, -100, 100);
+      check_rounded<__nv_bfloat16>(op::sum, b, 0);
+      const auto d = wide_random<double>(static_cast<std::size_t>(n), 24 + n);
+      check_rounded<float>(op::sum, d, 0);
     }
   }
-}
 
-TEST_CASE("correctly rounded: subnormals, near overflow, ties") {
-  rng64 rng(31);
-  // Subnormal-only float data: the exact sum is a multiple of 2^-149.
-  std::vector<double> sub(200000);
-  for (auto& v : sub)
-    v = std::ldexp(double(rng.integer(1, (1 << 23) - 1)), -149) * (rng.coin() ? 1 : -1);
-  check_rounded<float>(op::sum, typed_data<float>(sub), 0);
-  check_rounded<float>(op::asum, typed_data<float>(sub), 2);
-  std::vector<double> dsub(200000);
-  for (auto& v : dsub)
-    v = std::ldexp(double(rng.integer(1, std::int64_t(1) << 52)), -1074) * (rng.coin() ? 1 : -1);
-  check_rounded<double>(op::sum, typed_data<double>(dsub), 1);
-  // Near overflow: partial sums far beyond the format, the exact sum finite (+-max pairs plus
-  // a few small values), just below the overflow threshold, and at it (-> inf).
-  for (int k : {0, 1, 2}) {
-    std::vector<double> big(100001);
-    for (std::size_t i = 0; i + 1 < big.size(); i += 2) {
-      big[i] = FLT_MAX;
-      big[i + 1] = -FLT_MAX;
-    }
-    std::sort(big.begin(), big.end() - 1); // all +max first: a plain sum overflows
-    const double half_ulp = std::ldexp(1.0, 127 - 24);
-    big.back() = k == 0 ? 1.5 : k == 1 ? half_ulp : -half_ulp * 0.5;
-    if (k > 0)
-      big.push_back(FLT_MAX);
-    INFO("near overflow, k ", k);
-    const typed_data<float> t(big);
-    check_rounded<float>(op::sum, t, 0);
-    if (k == 1)
-      CHECK(std::isinf(run_exact<float>(op::sum, t.t, 0))); // max + ulp/2: the tie rounds up
-    if (k == 2)
-      CHECK(run_exact<float>(op::sum, t.t, 0) == FLT_MAX);
-  }
-  {
-    std::vector<double> dbig(50001);
-    for (std::size_t i = 0; i + 1 < dbig.size(); i += 2) {
-      dbig[i] = DBL_MAX;
-      dbig[i + 1] = -std::ldexp(1.0, 1000) * (1 + rng.uniform());
-    }
-    dbig.back() = 3.0;
-    check_rounded<double>(op::sum, typed_data<double>(dbig), 0); // the exact sum overflows
-    for (auto& v : dbig)
-      v = std::ldexp(1 + rng.uniform(), 900 - int(rng.integer(0, 60))) * (rng.coin() ? 1 : -1);
-    check_rounded<double>(op::sum, typed_data<double>(dbig), 1); // max |x| near 2^900
-  }
-  // f32 data with max |x| near 2^-120.
-  std::vector<double> tiny(300000);
-  for (auto& v : tiny)
-    v = std::ldexp(1 + rng.uniform(), -120 - int(rng.integer(0, 29))) * (rng.coin() ? 1 : -1);
-  check_rounded<float>(op::sum, typed_data<float>(tiny), 0);
-  // Ties: 1 + 2^-24 (spread over 2^20 terms of 2^-44) goes to 1; 1 + 2^-23 + 2^-24 to 1 + 2^-22.
-  for (double base : {1.0, 1.0 + 0x1p-23}) {
-    std::vector<double> t(std::size_t(1) << 20, 0x1p-44);
-    t.insert(t.begin() + 12345, base);
-    const float res = run_exact<float>(op::sum, typed_data<float>(t).t, 0);
-    CHECK(res == (base == 1.0 ? 1.0f : 1.0f + 0x1p-22f));
-    check_rounded<float>(op::sum, typed_data<float>(t), 3);
-    t.push_back(0x1p-60); // just above the tie: rounds up
-    CHECK(run_exact<float>(op::sum, typed_data<float>(t).t, 0) ==
-          (base == 1.0 ? 1.0f + 0x1p-23f : 1.0f + 0x1p-22f));
-  }
-}
-
-TEST_CASE("exact modes: special values and zeros") {
-  const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const auto sum = [](std::vector<float> x) { return run_exact<float>(op::sum, x, 1); };
-  std::vector<float> x(70000, 1.0f);
-  x[5] = inf;
-  CHECK(sum(x) == inf);
-  x[60000] = -inf;
-  CHECK(std::isnan(sum(x)));
-  x[5] = 1.0f;
-  CHECK(sum(x) == -inf);
-  x[100] = nan;
-  CHECK(std::isnan(sum(x)));
-  // Zeros: all -0 gives -0; any +0, or x and -x, gives +0; the empty sum +0.
-  std::vector<float> z(100000, -0.0f);
-  CHECK(bits_of(sum(z)) == 0x80000000u);
-  z[77777] = 0.0f;
-  CHECK(bits_of(sum(z)) == 0u);
-  z[77777] = 3.0f;
-  z[123] = -3.0f;
-  CHECK(bits_of(sum(z)) == 0u);
-  CHECK(bits_of(run_exact<float>(op::sum, std::vector<float>{}, 0)) == 0u);
-  // e5m2 infinities, double specials.
-  const typed_data<__nv_fp8_e5m2> e({1.0, std::numeric_limits<double>::infinity(), 2.0});
-  CHECK(run_exact<float>(op::sum, e.t, 0) == inf);
-  std::vector<double> d(5000, 1.0);
-  d[17] = -std::numeric_limits<double>::infinity();
-  CHECK(run_exact<double>(op::sum, d, 0) == -std::numeric_limits<double>::infinity());
-  CHECK(run_exact<double>(op::asum, d, 0) == std::numeric_limits<double>::infinity());
-}
-
-// The same bits for every grid, input offset and mode; the partial states of 1..64 parts merged
-// in random orders give them too.
-template <class T>
-void check_reproducible(std::size_t n, std::uint64_t seed) {
-  INFO(type_name<T>(), ", n ", n);
-  const auto x = wide_random<T>(n, seed);
-  const float ref = run_exact<float>(op::sum, x.t, 0);
-  CHECK(is_round_to_nearest(ref, exact_of(op::sum, x.d)));
-  const std::uint64_t ref_bits = bits_of(ref);
-  for (int grid : {0, 1, 2, 7, 33, 132}) {
-    tcr::detail::device::grid_limit_for_tests = grid;
-    for (std::size_t offset = 0; offset < 16 / sizeof(T); ++offset) {
-      INFO("grid limit ", grid, ", offset ", offset);
-      CHECK(bits_of(run_exact<float>(op::sum, x.t, offset)) == ref_bits);
-      if (offset == 1)
-        CHECK(bits_of(run_exact<float>(op::sum, x.t, offset, reproducible)) == ref_bits);
+  TEST_CASE("correctly rounded: ill-conditioned sums to condition 1e32") {
+    for (double cond : {1e4, 1e8, 1e16, 1e24, 1e32}) {
+      for (std::int64_t n : {64, 10000, 1000000}) {
+        INFO("cond ", cond, ", n ", n);
+        check_rounded<float>(op::sum, typed_data<float>(to_doubles(gen_sum<float>(n, cond, n))), 0);
+        check_rounded<double>(op::sum, typed_data<double>(gen_sum<double>(n, cond, n + 1)), 1);
+      }
     }
   }
-  tcr::detail::device::grid_limit_for_tests = 0;
-  // Parts: the partial of each, merged on the host in a random order.
-  using P = tcr::exact_partial<float>;
-  rng64 rng(seed + 1);
-  for (int parts : {1, 2, 3, 17, 64}) {
-    std::vector<std::size_t> cut = {0, n};
-    for (int k = 1; k < parts; ++k)
-      cut.push_back(static_cast<std::size_t>(rng.integer(0, std::int64_t(n))));
-    std::sort(cut.begin(), cut.end());
-    std::vector<P> partials;
-    for (std::size_t k = 0; k + 1 < cut.size(); ++k) {
-      const std::vector<T> part(x.t.begin() + cut[k], x.t.begin() + cut[k + 1]);
-      partials.push_back(run_exact<P>(op::sum, part, k % 4, rounded));
+
+  TEST_CASE("correctly rounded: subnormals, near overflow, ties") {
+    rng64 rng(31);
+    // Subnormal-only float data: the exact sum is a multiple of 2^-149.
+    std::vector<double> sub(200000);
+    for (auto& v : sub)
+      v = std::ldexp(double(rng.integer(1, (1 << 23) - 1)), -149) * (rng.coin() ? 1 : -1);
+    check_rounded<float>(op::sum, typed_data<float>(sub), 0);
+    check_rounded<float>(op::asum, typed_data<float>(sub), 2);
+    std::vector<double> dsub(200000);
+    for (auto& v : dsub)
+      v = std::ldexp(double(rng.integer(1, std::int64_t(1) << 52)), -1074) * (rng.coin() ? 1 : -1);
+    check_rounded<double>(op::sum, typed_data<double>(dsub), 1);
+    // Near overflow: partial sums far beyond the format, the exact sum finite (+-max pairs plus
+    // a few small values), just below the overflow threshold, and at it (-> inf).
+    for (int k : {0, 1, 2}) {
+      std::vector<double> big(100001);
+      for (std::size_t i = 0; i + 1 < big.size(); i += 2) {
+        big[i] = FLT_MAX;
+        big[i + 1] = -FLT_MAX;
+      }
+      std::sort(big.begin(), big.end() - 1); // all +max first: a plain sum overflows
+      const double half_ulp = std::ldexp(1.0, 127 - 24);
+      big.back() = k == 0 ? 1.5 : k == 1 ? half_ulp : -half_ulp * 0.5;
+      if (k > 0)
+        big.push_back(FLT_MAX);
+      INFO("near overflow, k ", k);
+      const typed_data<float> t(big);
+      check_rounded<float>(op::sum, t, 0);
+      if (k == 1)
+        CHECK(std::isinf(run_exact<float>(op::sum, t.t, 0))); // max + ulp/2: the tie rounds up
+      if (k == 2)
+        CHECK(run_exact<float>(op::sum, t.t, 0) == FLT_MAX);
     }
-    for (int order = 0; order < 3; ++order) {
-      std::vector<std::size_t> idx(partials.size());
-      std::iota(idx.begin(), idx.end(), 0);
-      for (std::size_t i = idx.size(); i > 1; --i)
-        std::swap(idx[i - 1], idx[static_cast<std::size_t>(rng.integer(0, std::int64_t(i) - 1))]);
-      P total = partials[idx[0]];
-      for (std::size_t i = 1; i < idx.size(); ++i)
-        total = tcr::exact_merge(total, partials[idx[i]]);
-      INFO("parts ", parts, ", order ", order);
-      CHECK(bits_of(tcr::exact_finish<float>(total)) == ref_bits);
-      const P single = run_exact<P>(op::sum, x.t, 0, reproducible);
-      bool same = single.flags == total.flags; // canonical: the same state bits
-      for (int k = 0; k < P::limbs; ++k)
-        same = same && single.limb[k] == total.limb[k];
-      CHECK(same);
+    {
+      std::vector<double> dbig(50001);
+      for (std::size_t i = 0; i + 1 < dbig.size(); i += 2) {
+        dbig[i] = DBL_MAX;
+        dbig[i + 1] = -std::ldexp(1.0, 1000) * (1 + rng.uniform());
+      }
+      dbig.back() = 3.0;
+      check_rounded<double>(op::sum, typed_data<double>(dbig), 0); // the exact sum overflows
+      for (auto& v : dbig)
+        v = std::ldexp(1 + rng.uniform(), 900 - int(rng.integer(0, 60))) * (rng.coin() ? 1 : -1);
+      check_rounded<double>(op::sum, typed_data<double>(dbig), 1); // max |x| near 2^900
+    }
+    // f32 data with max |x| near 2^-120.
+    std::vector<double> tiny(300000);
+    for (auto& v : tiny)
+      v = std::ldexp(1 + rng.uniform(), -120 - int(rng.integer(0, 29))) * (rng.coin() ? 1 : -1);
+    check_rounded<float>(op::sum, typed_data<float>(tiny), 0);
+    // Ties: 1 + 2^-24 (spread over 2^20 terms of 2^-44) goes to 1; 1 + 2^-23 + 2^-24 to 1 + 2^-22.
+    for (double base : {1.0, 1.0 + 0x1p-23}) {
+      std::vector<double> t(std::size_t(1) << 20, 0x1p-44);
+      t.insert(t.begin() + 12345, base);
+      const float res = run_exact<float>(op::sum, typed_data<float>(t).t, 0);
+      CHECK(res == (base == 1.0 ? 1.0f : 1.0f + 0x1p-22f));
+      check_rounded<float>(op::sum, typed_data<float>(t), 3);
+      t.push_back(0x1p-60); // just above the tie: rounds up
+      CHECK(run_exact<float>(op::sum, typed_data<float>(t).t, 0) ==
+            (base == 1.0 ? 1.0f + 0x1p-23f : 1.0f + 0x1p-22f));
     }
   }
-}
 
-TEST_CASE("exact modes: the same bits for every grid, offset and split") {
-  check_reproducible<float>(1 << 20, 41);
-  check_reproducible<__nv_bfloat16>(300001, 42);
-  check_reproducible<__nv_fp8_e4m3>(500003, 43);
-  check_reproducible<__half>(77777, 44);
-}
-
-// One block of 256 threads (the grid capped at 1): every thread adds more inputs than its bins
-// take (2^14 floats, 2^13 halves or bfloat16s) and spills them into the block's limbs.
-TEST_CASE("exact modes: threads past their add limit spill exactly") {
-  const auto f = wide_random<float>((std::size_t(3) << 22) + 7, 61);
-  const auto h = wide_random<__half>((std::size_t(1) << 22) + 3, 62);
-  const auto b = wide_random<__nv_bfloat16>((std::size_t(1) << 22) + 1, 63);
-  const float rf = run_exact<float>(op::sum, f.t, 0);
-  const float rh = run_exact<float>(op::asum, h.t, 0);
-  const float rb = run_exact<float>(op::sum, b.t, 0);
-  tcr::detail::device::grid_limit_for_tests = 1;
-  CHECK(bits_of(run_exact<float>(op::sum, f.t, 1)) == bits_of(rf));
-  CHECK(bits_of(run_exact<float>(op::asum, h.t, 3)) == bits_of(rh));
-  CHECK(bits_of(run_exact<float>(op::sum, b.t, 2)) == bits_of(rb));
-  check_rounded<float>(op::sum, f, 2);
-  tcr::detail::device::grid_limit_for_tests = 0;
-  CHECK(is_round_to_nearest(rf, exact_of(op::sum, f.d)));
-  CHECK(is_round_to_nearest(rh, exact_of(op::asum, h.d)));
-  CHECK(is_round_to_nearest(rb, exact_of(op::sum, b.d)));
-}
-
-TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
-  const std::vector<float> x(1000, 1.0f);
-  padded_device<float> dx(x, 0);
-  device_buffer<float> out(1);
-  TCR_CHECK_CUDA(cudaMemset(out.get(), 0x7f, sizeof(float)));
-  std::size_t bytes = 0;
-  REQUIRE(DeviceReduce::Sum(nullptr, bytes, dx.get(), out.get(), 1000, 0, rounded) == cudaSuccess);
-  temp_storage temp(bytes);
-  const ReduceOptions tc{Accuracy::correctly_rounded, tcr::Engine::tensor_core};
-  CHECK(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), 1000, 0, tc) ==
-        cudaErrorNotSupported);
-  // Dot of doubles has no exact path.
-  const std::vector<double> xd(1000, 1.0);
-  padded_device<double> dxd(xd, 0);
-  device_buffer<double> outd(1);
-  TCR_CHECK_CUDA(cudaMemset(outd.get(), 0x7f, sizeof(double)));
-  std::size_t dot_bytes = 0;
-  REQUIRE(DeviceReduce::Dot(nullptr, dot_bytes, dxd.get(), dxd.get(), outd.get(), 1000, 0,
-                            rounded) == cudaSuccess);
-  temp_storage dot_temp(dot_bytes);
-  CHECK(DeviceReduce::Dot(dot_temp.get(), dot_bytes, dxd.get(), dxd.get(), outd.get(), 1000, 0,
-                          rounded) == cudaErrorNotSupported);
-  std::size_t small = bytes - 1;
-  CHECK(DeviceReduce::Sum(temp.get(), small, dx.get(), out.get(), 100000, 0, rounded) ==
-        cudaErrorInvalidValue);
-  // A partial result needs an exact mode.
-  device_buffer<tcr::exact_partial<float>> part(1);
-  std::size_t pbytes = 0;
-  REQUIRE(DeviceReduce::Sum(nullptr, pbytes, dx.get(), part.get(), 1000) == cudaSuccess);
-  temp_storage ptemp(pbytes);
-  CHECK(DeviceReduce::Sum(ptemp.get(), pbytes, dx.get(), part.get(), 1000) ==
-        cudaErrorInvalidValue);
-  TCR_CHECK_CUDA(cudaDeviceSynchronize());
-  std::uint32_t w;
-  TCR_CHECK_CUDA(cudaMemcpy(&w, out.get(), 4, cudaMemcpyDeviceToHost));
-  CHECK(w == 0x7f7f7f7fu);
-  std::uint64_t wd;
-  TCR_CHECK_CUDA(cudaMemcpy(&wd, outd.get(), 8, cudaMemcpyDeviceToHost));
-  CHECK(wd == 0x7f7f7f7f7f7f7f7full);
-}
-
-TEST_CASE("correctly rounded (large): 2^27 floats and 2^25 doubles over the whole range") {
-  for (std::size_t n : {std::size_t(1) << 27, (std::size_t(1) << 27) + 5}) {
-    const auto x = wide_random<float>(n, 51 + n);
-    check_rounded<float>(op::sum, x, 0);
-    check_rounded<float>(op::asum, x, 1);
+  TEST_CASE("exact modes: special values and zeros") {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const auto sum = [](std::vector<float> x) { return run_exact<float>(op::sum, x, 1); };
+    std::vector<float> x(70000, 1.0f);
+    x[5] = inf;
+    CHECK(sum(x) == inf);
+    x[60000] = -inf;
+    CHECK(std::isnan(sum(x)));
+    x[5] = 1.0f;
+    CHECK(sum(x) == -inf);
+    x[100] = nan;
+    CHECK(std::isnan(sum(x)));
+    // Zeros: all -0 gives -0; any +0, or x and -x, gives +0; the empty sum +0.
+    std::vector<float> z(100000, -0.0f);
+    CHECK(bits_of(sum(z)) == 0x80000000u);
+    z[77777] = 0.0f;
+    CHECK(bits_of(sum(z)) == 0u);
+    z[77777] = 3.0f;
+    z[123] = -3.0f;
+    CHECK(bits_of(sum(z)) == 0u);
+    CHECK(bits_of(run_exact<float>(op::sum, std::vector<float>{}, 0)) == 0u);
+    // e5m2 infinities, double specials.
+    const typed_data<__nv_fp8_e5m2> e({1.0, std::numeric_limits<double>::infinity(), 2.0});
+    CHECK(run_exact<float>(op::sum, e.t, 0) == inf);
+    std::vector<double> d(5000, 1.0);
+    d[17] = -std::numeric_limits<double>::infinity();
+    CHECK(run_exact<double>(op::sum, d, 0) == -std::numeric_limits<double>::infinity());
+    CHECK(run_exact<double>(op::asum, d, 0) == std::numeric_limits<double>::infinity());
   }
-  const auto d = wide_random<double>(std::size_t(1) << 25, 52);
-  check_rounded<double>(op::sum, d, 0);
-  const auto h = wide_random<__half>(std::size_t(1) << 27, 53);
-  check_rounded<float>(op::sum, h, 0);
-}
+
+  // The same bits for every grid, input offset and mode; the partial states of 1..64 parts merged
+  // in random orders give them too.
+  template <class T>
+  void check_reproducible(std::size_t n, std::uint64_t seed) {
+    INFO(type_name<T>(), ", n ", n);
+    const auto x = wide_random<T>(n, seed);
+    const float ref = run_exact<float>(op::sum, x.t, 0);
+    CHECK(is_round_to_nearest(ref, exact_of(op::sum, x.d)));
+    const std::uint64_t ref_bits = bits_of(ref);
+    for (int grid : {0, 1, 2, 7, 33, 132}) {
+      tcr::detail::device::grid_limit_for_tests = grid;
+      for (std::size_t offset = 0; offset < 16 / sizeof(T); ++offset) {
+        INFO("grid limit ", grid, ", offset ", offset);
+        CHECK(bits_of(run_exact<float>(op::sum, x.t, offset)) == ref_bits);
+        if (offset == 1)
+          CHECK(bits_of(run_exact<float>(op::sum, x.t, offset, reproducible)) == ref_bits);
+      }
+    }
+    tcr::detail::device::grid_limit_for_tests = 0;
+    // Parts: the partial of each, merged on the host in a random order.
+    using P = tcr::exact_partial<float>;
+    rng64 rng(seed + 1);
+    for (int parts : {1, 2, 3, 17, 64}) {
+      std::vector<std::size_t> cut = {0, n};
+      for (int k = 1; k < parts; ++k)
+        cut.push_back(static_cast<std::size_t>(rng.integer(0, std::int64_t(n))));
+      std::sort(cut.begin(), cut.end());
+      std::vector<P> partials;
+      for (std::size_t k = 0; k + 1 < cut.size(); ++k) {
+        const std::vector<T> part(x.t.begin() + cut[k], x.t.begin() + cut[k + 1]);
+        partials.push_back(run_exact<P>(op::sum, part, k % 4, rounded));
+      }
+      for (int order = 0; order < 3; ++order) {
+        std::vector<std::size_t> idx(partials.size());
+        std::iota(idx.begin(), idx.end(), 0);
+        for (std::size_t i = idx.size(); i > 1; --i)
+          std::swap(idx[i - 1], idx[static_cast<std::size_t>(rng.integer(0, std::int64_t(i) - 1))]);
+        P total = partials[idx[0]];
+        for (std::size_t i = 1; i < idx.size(); ++i)
+          total = tcr::exact_merge(total, partials[idx[i]]);
+        INFO("parts ", parts, ", order ", order);
+        CHECK(bits_of(tcr::exact_finish<float>(total)) == ref_bits);
+        const P single = run_exact<P>(op::sum, x.t, 0, reproducible);
+        bool same = single.flags == total.flags; // canonical: the same state bits
+        for (int k = 0; k < P::limbs; ++k)
+          same = same && single.limb[k] == total.limb[k];
+        CHECK(same);
+      }
+    }
+  }
+
+  TEST_CASE("exact modes: the same bits for every grid, offset and split") {
+    check_reproducible<float>(1 << 20, 41);
+    check_reproducible<__nv_bfloat16>(300001, 42);
+    check_reproducible<__nv_fp8_e4m3>(500003, 43);
+    check_reproducible<__half>(77777, 44);
+  }
+
+  // One block of 256 threads (the grid capped at 1): every thread adds more inputs than its bins
+  // take (2^14 floats, 2^13 halves or bfloat16s) and spills them into the block's limbs.
+  TEST_CASE("exact modes: threads past their add limit spill exactly") {
+    const auto f = wide_random<float>((std::size_t(3) << 22) + 7, 61);
+    const auto h = wide_random<__half>((std::size_t(1) << 22) + 3, 62);
+    const auto b = wide_random<__nv_bfloat16>((std::size_t(1) << 22) + 1, 63);
+    const float rf = run_exact<float>(op::sum, f.t, 0);
+    const float rh = run_exact<float>(op::asum, h.t, 0);
+    const float rb = run_exact<float>(op::sum, b.t, 0);
+    tcr::detail::device::grid_limit_for_tests = 1;
+    CHECK(bits_of(run_exact<float>(op::sum, f.t, 1)) == bits_of(rf));
+    CHECK(bits_of(run_exact<float>(op::asum, h.t, 3)) == bits_of(rh));
+    CHECK(bits_of(run_exact<float>(op::sum, b.t, 2)) == bits_of(rb));
+    check_rounded<float>(op::sum, f, 2);
+    tcr::detail::device::grid_limit_for_tests = 0;
+    CHECK(is_round_to_nearest(rf, exact_of(op::sum, f.d)));
+    CHECK(is_round_to_nearest(rh, exact_of(op::asum, h.d)));
+    CHECK(is_round_to_nearest(rb, exact_of(op::sum, b.d)));
+  }
+
+  TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
+    const std::vector<float> x(1000, 1.0f);
+    padded_device<float> dx(x, 0);
+    device_buffer<float> out(1);
+    TCR_CHECK_CUDA(cudaMemset(out.get(), 0x7f, sizeof(float)));
+    std::size_t bytes = 0;
+    REQUIRE(DeviceReduce::Sum(nullptr, bytes, dx.get(), out.get(), 1000, 0, rounded) ==
+            cudaSuccess);
+    temp_storage temp(bytes);
+    const ReduceOptions tc{Accuracy::correctly_rounded, tcr::Engine::tensor_core};
+    CHECK(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), 1000, 0, tc) ==
+          cudaErrorNotSupported);
+    // Dot of doubles has no exact path.
+    const std::vector<double> xd(1000, 1.0);
+    padded_device<double> dxd(xd, 0);
+    device_buffer<double> outd(1);
+    TCR_CHECK_CUDA(cudaMemset(outd.get(), 0x7f, sizeof(double)));
+    std::size_t dot_bytes = 0;
+    REQUIRE(DeviceReduce::Dot(nullptr, dot_bytes, dxd.get(), dxd.get(), outd.get(), 1000, 0,
+                              rounded) == cudaSuccess);
+    temp_storage dot_temp(dot_bytes);
+    CHECK(DeviceReduce::Dot(dot_temp.get(), dot_bytes, dxd.get(), dxd.get(), outd.get(), 1000, 0,
+                            rounded) == cudaErrorNotSupported);
+    std::size_t small = bytes - 1;
+    CHECK(DeviceReduce::Sum(temp.get(), small, dx.get(), out.get(), 100000, 0, rounded) ==
+          cudaErrorInvalidValue);
+    // A partial result needs an exact mode.
+    device_buffer<tcr::exact_partial<float>> part(1);
+    std::size_t pbytes = 0;
+    REQUIRE(DeviceReduce::Sum(nullptr, pbytes, dx.get(), part.get(), 1000) == cudaSuccess);
+    temp_storage ptemp(pbytes);
+    CHECK(DeviceReduce::Sum(ptemp.get(), pbytes, dx.get(), part.get(), 1000) ==
+          cudaErrorInvalidValue);
+    TCR_CHECK_CUDA(cudaDeviceSynchronize());
+    std::uint32_t w;
+    TCR_CHECK_CUDA(cudaMemcpy(&w, out.get(), 4, cudaMemcpyDeviceToHost));
+    CHECK(w == 0x7f7f7f7fu);
+    std::uint64_t wd;
+    TCR_CHECK_CUDA(cudaMemcpy(&wd, outd.get(), 8, cudaMemcpyDeviceToHost));
+    CHECK(wd == 0x7f7f7f7f7f7f7f7full);
+  }
+
+  TEST_CASE("correctly rounded (large): 2^27 floats and 2^25 doubles over the whole range") {
+    for (std::size_t n : {std::size_t(1) << 27, (std::size_t(1) << 27) + 5}) {
+      const auto x = wide_random<float>(n, 51 + n);
+      check_rounded<float>(op::sum, x, 0);
+      check_rounded<float>(op::asum, x, 1);
+    }
+    const auto d = wide_random<double>(std::size_t(1) << 25, 52);
+    check_rounded<double>(op::sum, d, 0);
+    const auto h = wide_random<__half>(std::size_t(1) << 27, 53);
+    check_rounded<float>(op::sum, h, 0);
+  }
 
 } // TEST_SUITE
 

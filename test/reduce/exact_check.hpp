@@ -76,7 +76,9 @@ constexpr std::uint64_t max_bits() {
   else
     return 0x7f7fu; // bfloat16
 }
-inline std::vector<double> to_doubles(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+inline std::vector<double> to_doubles(const std::vector<float>& v) {
+  return {v.begin(), v.end()};
+}
 
 // True when res is the exact value s rounded to nearest even in V (V's finite values, its
 // overflow to +-inf), judged from res's neighbours: no finite value of V is nearer, a tie goes to
