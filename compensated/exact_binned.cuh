@@ -157,6 +157,14 @@ __device__ __forceinline__ void atomic_add_scaled(unsigned long long* s_limb, lo
   }
 }
 
+// The OR over a warp's lanes (every lane gets it; shuffles, so that sm_75 compiles it too).
+__device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
+  TCR_UNROLL
+  for (int d = 16; d >= 1; d /= 2)
+    v |= __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
 // The 64-bit sum over a warp's lanes (every lane gets it).
 __device__ __forceinline__ long long warp_sum64(long long v) {
   TCR_UNROLL
@@ -205,7 +213,7 @@ __device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int 
     if ((threadIdx.x & 31) == 0 && s != 0)
       atomicAdd(s_limb + k, static_cast<unsigned long long>(s));
   }
-  flags = __reduce_or_sync(0xffffffffu, flags);
+  flags = warp_or(flags);
   if ((threadIdx.x & 31) == 0 && flags != 0)
     atomicOr(&s_flags, flags);
   __syncthreads();
@@ -326,7 +334,7 @@ struct binned_block {
         atomicAdd(reinterpret_cast<unsigned long long*>(total_array()),
                   static_cast<unsigned long long>(sum));
     }
-    flags = __reduce_or_sync(0xffffffffu, flags);
+    flags = warp_or(flags);
     if ((threadIdx.x & 31) == 0 && flags != 0)
       atomicOr(flags_word(), flags);
     __syncthreads();
