@@ -233,22 +233,15 @@ namespace detail {
 // accumulator keeps besides is a register (no local memory: a per-thread state in local memory
 // costs a write and a read of its frame per thread, which at mid sizes is as much traffic as the
 // input). `Tag` separates the shared arrays of different accumulator types in one kernel.
-//
-// Lanes > 1: bins come in rows of Lanes adjacent doubles per thread (bin k in row k / Lanes,
-// lane k % Lanes), so that one 16-byte shared access updates two bins (binned_exact_dot's hi
-// bin and its lo companion).
-template <class Tag, class T, int Bins, int Threads, int Lanes = 1>
+template <class Tag, class T, int Bins, int Threads>
 struct binned_block {
   static constexpr int limbs = exact_partial<T>::limbs;
   static constexpr int L = exact_format<T>::lsb_exponent;
-  static_assert(Bins % Lanes == 0, "tcr: binned_block: whole rows of bins");
 
-  // This thread's first bin; bin k at [offset(k)].
   __device__ static double* bins_of_thread() {
-    __shared__ __align__(16) double s_bins[Bins * Threads];
-    return s_bins + threadIdx.x * Lanes;
+    __shared__ double s_bins[Bins * Threads];
+    return s_bins + threadIdx.x;
   }
-  TCR_HD static constexpr int offset(int k) { return (k / Lanes) * Threads * Lanes + k % Lanes; }
   __device__ static unsigned long long* limb_array() {
     __shared__ unsigned long long s_limb[limbs];
     return s_limb;
@@ -268,7 +261,7 @@ struct binned_block {
       double* b = bins_of_thread();
       TCR_UNROLL
       for (int k = 0; k < Bins; ++k)
-        b[offset(k)] = -0.0;
+        b[k * Threads] = -0.0;
     }
     for (int k = threadIdx.x; k < limbs; k += Threads)
       limb_array()[k] = 0;
@@ -289,10 +282,10 @@ struct binned_block {
       double* b = bins_of_thread();
 #pragma unroll 1
       for (int k = 0; k < Bins; ++k) {
-        const long long d = bin_digit(b[offset(k)], Spacing::exponent(k), flags);
+        const long long d = bin_digit(b[k * Threads], Spacing::exponent(k), flags);
         if (d != 0)
           atomic_add_scaled<limbs>(limb_array(), d, Spacing::exponent(k) - L);
-        b[offset(k)] = -0.0;
+        b[k * Threads] = -0.0;
       }
     } else {
       const long long d = bin_digit(one, Spacing::exponent(0), flags);
@@ -314,16 +307,16 @@ struct binned_block {
       constexpr int group = 16;
       constexpr int groups = Threads / group;
       static_assert(Threads % group == 0, "tcr: binned accumulators: groups of 16 threads");
-      const double* all = bins_of_thread() - threadIdx.x * Lanes;
+      const double* all = bins_of_thread() - threadIdx.x;
       for (int i = threadIdx.x; i < Bins * groups; i += Threads) {
         const int b = i / groups;
         const int c = i % groups;
-        const double* row = all + offset(b) + c * group * Lanes;
+        const double* row = all + b * Threads + c * group;
         const int g = Spacing::exponent(b);
         long long sum = 0;
         TCR_UNROLL
         for (int j = 0; j < group; ++j)
-          sum += bin_digit(row[((j + c) % group) * Lanes], g, flags);
+          sum += bin_digit(row[(j + c) % group], g, flags);
         if (sum != 0)
           atomicAdd(reinterpret_cast<unsigned long long*>(total_array() + b),
                     static_cast<unsigned long long>(sum));
@@ -412,7 +405,7 @@ struct binned_exact_sum {
       for (int i = 0; i < N; ++i) {
         std::uint32_t u;
         std::memcpy(&u, &f[i], sizeof u);
-        b[block::offset((u >> policy::shift) & (bins - 1))] += static_cast<double>(f[i]);
+        b[((u >> policy::shift) & (bins - 1)) * Threads] += static_cast<double>(f[i]);
       }
     } else if constexpr (policy::float_group > 1) {
       // Groups of float_group inputs summed in float first, exactly (policy comment).
@@ -459,6 +452,9 @@ namespace detail {
 // bin index clamped, so zeros (E = 0) go to bin 0 and Inf / NaN (E = 2047) to the top bin.
 inline constexpr int product_bin_base = 720 >> 4;                       // 45
 inline constexpr int product_bins = (1279 >> 4) - product_bin_base + 1; // 35
+// A piece has at most 24 significant bits, so in a bin of 16 exponents it is an integer
+// multiple of the bin's least spacing below 2^(16 + 23): 2^14 pieces sum exactly (header).
+inline constexpr std::uint32_t product_max_pieces = 1u << 14;
 
 // Whether products of X and Y values are exact in float-significand pieces of 24 bits without
 // a split: both significands of at most 12 bits (half, bfloat16, fp8).
@@ -484,50 +480,43 @@ inline constexpr int significand_bits = std::is_same_v<X, float>           ? 24
 // lo = p - hi (below 2^-23 |p|, a multiple of p's last bit 2^(e - 47): at most 24 significant
 // bits); both are exact, multiples of 2^-298 (lo is computed as -(hi - p): the same value, and
 // -0 rather than +0 where lo vanishes, so a zero lo leaves the zero sign alone); where both
-// significands have at most 12 bits p itself has at most 24 and is not cut. hi has p's exponent
-// e (clearing low bits keeps it), so both pieces go to p's row: in the hi bin of exponents
-// [E, E + 16), hi is a multiple of 2^(E - 23) below 2^(E + 16) (ratio 2^39: 2^14 exact adds),
-// and in the row's lo companion lo is a multiple of 2^(E - 47) (p has at most 48 significant
-// bits) below 2^(E + 16 - 23) (ratio 2^40: 2^13 exact adds), exponents here unbiased. A thread
-// spills its bins into the block's limbs every 2^13 products (2^14 unsplit). Contraction: p - hi
-// may become an FMA of x, y and -hi, which computes the same exact value (p is exact), so
-// contraction changes nothing. A non-finite p goes whole into the top bin (lo = -0 then, never Inf
-// - Inf).
+// significands have at most 12 bits p itself has at most 24 and is not cut. Each piece goes to
+// the bin of its own exponent, where the argument of binned_exact_sum applies with 16 exponents
+// and 24 bits: every bin holds an exact sum for up to 2^14 pieces, after which the thread spills
+// its bins into the block's limbs. Contraction: p - hi may become an FMA of x, y and -hi, which
+// computes the same exact value (p is exact), so contraction changes nothing. A non-finite p
+// goes whole into the top bin (lo = -0 then, never Inf - Inf).
 template <class X, class Y, int Threads, bool Squares>
 struct binned_exact_dot {
-  static constexpr bool split = detail::significand_bits<X> + detail::significand_bits<Y> > 24;
-  // Split products: a row of two bins per product bin (hi, and lo's companion): 2 x 35 bins.
-  static constexpr int lanes = split ? 2 : 1;
-  static constexpr int bins = detail::product_bins * lanes;
+  static constexpr int bins = detail::product_bins;
   static constexpr int threads = Threads;
+  static constexpr bool split = detail::significand_bits<X> + detail::significand_bits<Y> > 24;
   static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_dot: whole warps");
   static_assert(bins * Threads * 8 <= 48 * 1024,
                 "tcr::binned_exact_dot: the bins of a block fit 48 KB of static shared memory");
   using value_type = float;
   using partial_type = exact_partial<float_products>;
   using compact_type = void;
-  // Products per spill: 2^14 in a hi bin (24-bit pieces), 2^13 in a lo companion (header).
-  static constexpr std::uint32_t max_products = split ? 1u << 13 : 1u << 14;
+  static constexpr std::uint32_t pieces_per_product = split ? 2 : 1;
 
-  std::uint32_t products = 0; // since the last spill
+  std::uint32_t pieces = 0; // since the last spill
 
-  // The exponent of bin k's spacing: hi bins (lane 0) 2^(E - 1023 - 23) for the row's least
-  // exponent E, lo companions (lane 1) 2^(E - 1023 - 47); at least 2^-298 (every piece is a
-  // multiple of it).
+  // The exponent of bin b's spacing: 2^(E - 1023 - 23) for its least exponent E, but at least
+  // 2^-298 (every piece is a multiple of it).
   struct spacing {
-    TCR_HD static constexpr int exponent(int k) {
-      return 16 * (k / lanes + detail::product_bin_base) - 1023 - (k % lanes ? 47 : 23) > -298
-                 ? 16 * (k / lanes + detail::product_bin_base) - 1023 - (k % lanes ? 47 : 23)
+    TCR_HD static constexpr int exponent(int b) {
+      return 16 * (b + detail::product_bin_base) - 1023 - 23 > -298
+                 ? 16 * (b + detail::product_bin_base) - 1023 - 23
                  : -298;
     }
   };
 
 #if defined(__CUDACC__)
-  using block = detail::binned_block<binned_exact_dot, float_products, bins, Threads, lanes>;
+  using block = detail::binned_block<binned_exact_dot, float_products, bins, Threads>;
 
   __device__ void prepare() {
     block::prepare(true);
-    products = 0;
+    pieces = 0;
   }
 
   template <int N>
@@ -589,34 +578,34 @@ private:
 #if defined(__CUDACC__)
   template <int N>
   __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {
-    static_assert(std::uint32_t(N) <= max_products, "tcr::binned_exact_dot::add");
-    if (products + std::uint32_t(N) > max_products) {
+    static_assert(std::uint32_t(N) * pieces_per_product <= detail::product_max_pieces,
+                  "tcr::binned_exact_dot::add");
+    if (pieces + std::uint32_t(N) * pieces_per_product > detail::product_max_pieces) {
       block::template spill<spacing>(true, 0.0);
-      products = 0;
+      pieces = 0;
     }
-    products += std::uint32_t(N);
+    pieces += std::uint32_t(N) * pieces_per_product;
     double* b = block::bins_of_thread();
     TCR_UNROLL
     for (int i = 0; i < N; ++i) {
       const double p = static_cast<double>(fx[i]) * static_cast<double>(fy[i]);
-      const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
-      int k = (e >> 4) - detail::product_bin_base;
-      k = k < 0 ? 0 : (k > detail::product_bins - 1 ? detail::product_bins - 1 : k);
       if constexpr (split) {
-        // hi keeps p's exponent (its low bits cleared), so both go to row k: one 16-byte access.
         const long long pb = __double_as_longlong(p);
         const double hi = __longlong_as_double(pb & ~0x1fffffffll);
-        const bool finite = e != 0x7ff;
+        const bool finite = (pb & 0x7ff0000000000000ll) != 0x7ff0000000000000ll;
         const double lo = finite ? -(hi - p) : -0.0;
-        double2* row = reinterpret_cast<double2*>(b + block::offset(2 * k));
-        double2 v = *row;
-        v.x += hi;
-        v.y += lo;
-        *row = v;
+        add_piece(b, hi);
+        add_piece(b, lo);
       } else {
-        b[block::offset(k)] += p;
+        add_piece(b, p);
       }
     }
+  }
+  __device__ static void add_piece(double* b, double v) {
+    const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(v)) >> 20) & 0x7ff;
+    int k = (e >> 4) - detail::product_bin_base;
+    k = k < 0 ? 0 : (k > bins - 1 ? bins - 1 : k);
+    b[k * Threads] += v;
   }
 #endif
 };
