@@ -38,6 +38,9 @@
 // by 64 levels; a segment of k chunks (below) has a tree of 8 + ceil(k / 256) + 8 levels. A
 // longer segment's result is computed the same way, without the proven bound. Accuracy::fast
 // runs the same compensated path (its bound holds with c = 1), except on the tensor cores.
+// Accuracy::reproducible and Accuracy::correctly_rounded have no segmented path yet: those calls
+// return cudaErrorNotSupported after the argument checks (the size query answers as for the
+// other modes) and write nothing.
 // Tensor cores: the fixed-size Sum and Asum of e4m3 (any mode; exact MMA chains, so the
 // compensated contract) and of __half (Accuracy::fast: the bound of tcr::DeviceReduce's fast
 // __half sums, c = fast_error_constant) take a tensor-core row path (each segment a row of an MMA
@@ -309,6 +312,11 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
     using R = device::sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
     const typename R::accumulator fresh{};
     const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
+    if (d_temp_storage != nullptr && (options.accuracy == Accuracy::reproducible ||
+                                      options.accuracy == Accuracy::correctly_rounded)) {
+      const cudaError_t err = check(temp_storage_bytes, p);    // bad arguments say so first
+      return err != cudaSuccess ? err : cudaErrorNotSupported; // no exact segmented path yet
+    }
     if (d_temp_storage != nullptr && options.engine != Engine::cuda_core) {
       cudaError_t err = check(temp_storage_bytes, p);
       if (err != cudaSuccess || num_segments == 0)

@@ -158,6 +158,24 @@ TEST_CASE("no segments: success without a launch, whatever the pointers") {
                     static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 0, 0) == cudaSuccess);
 }
 
+TEST_CASE("the exact modes have no segmented path: cudaErrorNotSupported after the checks") {
+  std::size_t b = std::size_t(1) << 30;
+  void* temp = fake<void>(0x40000);
+  const auto* x = fake<const float>(0x10000);
+  float* out = fake<float>(0x20000);
+  const std::int64_t* off = fake<const std::int64_t>(0x30000);
+  for (tcr::Accuracy a : {tcr::Accuracy::reproducible, tcr::Accuracy::correctly_rounded}) {
+    tcr::ReduceOptions o;
+    o.accuracy = a;
+    CHECK(DSR::Sum(temp, b, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Asum(temp, b, x, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Dot(temp, b, x, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Sum(temp, b, x, out, -1, 16, 0, o) == cudaErrorInvalidValue); // checks first
+    std::size_t q = 0;
+    CHECK(DSR::Sum(nullptr, q, x, out, 4, 16, 0, o) == cudaSuccess); // the size query answers
+  }
+}
+
 TEST_CASE("Engine::tensor_core outside the row path: cudaErrorNotSupported") {
   // The row path takes fixed-size Sum / Asum of e4m3 (sizes a multiple of 32) and of __half in
   // Accuracy::fast (a multiple of 16), up to 4096, from 8-byte aligned inputs.
