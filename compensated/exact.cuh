@@ -6,8 +6,11 @@
 //                      2^128: a fixed-point number with its last bit at 2^-149, 9 limbs.
 //   exact_sum<double>  the same for double inputs (and every input type above), last bit
 //                      2^-1074, 66 limbs.
-// finish<Out>(p) rounds the exact sum once, to nearest even, into Out (float or double); df32 and
-// dd give hi = RN(s), lo = RN(s - hi) with s - hi computed exactly.
+//   exact_sum<float_products>  sums of products of two float-range values (fed by add_aligned
+//                      only: the exact Dot and Nrm2 of compensated/exact_binned.cuh), last bit
+//                      2^-298, 19 limbs.
+// finish<Out>(p) rounds the exact sum once, to nearest even, into Out (float, double, __half or
+// __nv_bfloat16); df32 and dd give hi = RN(s), lo = RN(s - hi) with s - hi computed exactly.
 //
 // Limb layout. The state is sum_k limb[k] * 2^(32 k + L) with L = -149 (float) or -1074
 // (double), limb[k] an int64: radix 2^32 digits with 31 bits of headroom for carry-save adds.

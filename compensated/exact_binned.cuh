@@ -120,8 +120,10 @@ namespace detail {
 // Each bin total T goes into the partial's carry-save limbs as T 2^pos_b = hi 2^64 + lo (lo the
 // unsigned low 64 bits of T 2^(pos_b mod 32), hi = T >> (64 - s), arithmetic): three pieces,
 // the low two in [0, 2^32), the top one below 2^31 in magnitude; pieces beyond the top limb go
-// into it, shifted (the top limb's bound). Carry-save limbs of a block stay far inside int64
-// (at most 3 bins x 2^32 per limb, plus 256 canonical partials of the rare spills).
+// into it, shifted (the top limb's bound). Carry-save limbs of a block stay inside int64: the
+// bin totals put at most a few pieces below 2^32 on a limb, and so does each spill of a thread
+// (at most 6 pieces a limb: 2^35), so a block absorbs 2^27 spills, i.e. 2^41 inputs (a spill per
+// 2^14 floats; 2^13 for bfloat16, half and products: 2^40), more than any grid gives one block.
 
 // The digit v / 2^g of a bin value v (g the exponent of its spacing), and its flags.
 __device__ __forceinline__ long long bin_digit(double v, int g, std::uint32_t& flags) {
