@@ -29,16 +29,16 @@
 // product before alpha and beta, P_ij, satisfies
 //     |AB_ij - P_ij| <= (e_split + e_mma) S_ij + 2^-38 k amax_i bmax_j + u |P_ij|       (**)
 // with e_split = 12.004 u (Products = 3; 8.002 u with 4) and e_mma = 36 Products Chain 2^-23
-// (Chain = 4: 864 u): a worst case independent of k, where cuBLAS SGEMM's is about k u S (its
-// error grows with k; here only the 2^-38 floor does, and it is 2^-14 u per term). The floor
-// comes from fp16's subnormals: an entry far below its row's (column's) maximum keeps an
-// absolute accuracy of 2^-39 amax, not a relative one. gemm_error_model() returns the constants;
-// the tests assert (**) entry by entry against an exact reference. Then C = alpha P + beta C
-// rounds twice (u |alpha P| + u |alpha P + beta C|, as SGEMM).
-// Non-finite inputs: a row of A or column of B holding Inf or NaN is not scaled (its finite
-// entries above 65504 become Inf in fp16), so the entries of C that depend on it are Inf or NaN,
-// though not always the same one as SGEMM gives. Results below float's normal range are rounded
-// twice (the float sum, then the scaling back): within 2^-149 more.
+// (Chain = 16, the default: 3456 u; Chain = 4: 864 u): a worst case independent of k, where cuBLAS
+// SGEMM's is about k u S (its error grows with k; here only the 2^-38 floor does, and it is 2^-14 u
+// per term). The floor comes from fp16's subnormals: an entry far below its row's (column's)
+// maximum keeps an absolute accuracy of 2^-39 amax, not a relative one. gemm_error_model() returns
+// the constants; the tests assert (**) entry by entry against an exact reference. Then C = alpha P
+// + beta C rounds twice (u |alpha P| + u |alpha P + beta C|, as SGEMM). Non-finite inputs: a row of
+// A or column of B holding Inf or NaN is not scaled (its finite entries above 65504 become Inf in
+// fp16), so the entries of C that depend on it are Inf or NaN, though not always the same one as
+// SGEMM gives. Results below float's normal range are rounded twice (the float sum, then the
+// scaling back): within 2^-149 more.
 //
 // Row statistics (optional, the fused epilogue): row_sum[i] = sum_j C_ij and row_sumsq[i] =
 // sum_j C_ij^2 of the C written, each a tcr::double_carried<float> sum (doubles, fixed order:
@@ -52,9 +52,13 @@
 // A size query (d_temp == nullptr) checks only m, n and k. C must not overlap A, B or the
 // workspace. Launch errors are returned as they come (the workspace may then hold partial data).
 //
-// Tuning: Chain (k16-steps per fold, default 4) and Products (3 or 4) are template parameters;
-// bench/gemm_bench.cu measures them. Tiles: 128 x 128 x 32 per block of 8 warps (64 x 32 each),
-// 4 cp.async stages, swizzled shared memory read with ldmatrix.
+// Tuning (template parameters, defaults measured on the H200 at 4096^3 and 8192^3 with
+// bench/gemm_bench.cu): Chain, k16-steps per fold (16); Products, 3 or 4 (3); BlockK, k per
+// pipeline stage, 32 or 64 (64); Stages (2). Tiles: 128 x 128 per block of 8 warps (64 x 32
+// each), cp.async stages of the four fp16 tiles, swizzled shared memory read by ldmatrix with
+// the next k16-step's fragments loading during this one's MMAs; the folds' float sums live in
+// shared memory (64 KiB), which frees the registers for that double buffer. One block per SM
+// (255 registers a thread): shapes of fewer than about 132 tiles of 128 x 128 leave SMs idle.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -114,7 +118,11 @@ struct Pipe {
   static constexpr int chunks = BlockK / 8; // 16-byte chunks per tile row
   static constexpr int tile_bytes = block_m * BlockK * 2;
   static constexpr int stage_bytes = 4 * tile_bytes;
-  static constexpr int smem_bytes = Stages * stage_bytes;
+  static constexpr int pipe_bytes = Stages * stage_bytes;
+  static constexpr int smem_bytes = pipe_bytes + threads * 64 * 4; // + the folds' sums
+  static_assert(smem_bytes <= 227 * 1024,
+                "tcr::gemm: BlockK x Stages too large for sm_90's 227 KiB of shared memory per "
+                "block (BlockK 32: at most 5 stages; BlockK 64: 2)");
   // Byte offset of chunk c of tile row r: the chunk index is XORed with a function of r so that
   // the 8 rows an ldmatrix phase reads (same c) hit 8 distinct 16-byte bank groups.
   __device__ __forceinline__ static std::uint32_t swizzle(int r, int c) {
@@ -170,38 +178,50 @@ struct OperandView {
   int rows, k;
 };
 
-// Loads the 32 x 32 tile (r0.., k0..) into s_tile[row][k] (zeros outside), reading along
-// whichever dimension is contiguous.
-__device__ inline void load_tile(const OperandView& v, int r0, int k0, float (*s_tile)[33]) {
-  const bool k_fast = v.k_stride == 1;
-  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-    const int fast = threadIdx.x, slow = i;
-    const int r = r0 + (k_fast ? slow : fast), kk = k0 + (k_fast ? fast : slow);
-    float x = 0.f;
-    if (r < v.rows && kk < v.k)
-      x = v.p[r * v.row_stride + kk * v.k_stride];
-    s_tile[k_fast ? slow : fast][k_fast ? fast : slow] = x;
-  }
-}
-
 // Pass 1: max |x| of every row, as float bits (monotone for |x|; NaN's bits exceed Inf's).
-// blockIdx.z: 0 for A, 1 for B. Block 32 x 8.
+// blockIdx.z: 0 for A, 1 for B. A block of 32 x 8 threads covers 32 rows and max_span k,
+// reading along whichever dimension is contiguous (view_of makes one stride 1).
+constexpr int max_span = 512;
 __global__ void __launch_bounds__(256)
     row_max_kernel(OperandView a, OperandView b, unsigned* g_a_max, unsigned* g_b_max) {
-  const OperandView& v = blockIdx.z == 0 ? a : b;
+  const OperandView v = blockIdx.z == 0 ? a : b;
   unsigned* g_max = blockIdx.z == 0 ? g_a_max : g_b_max;
-  const int r0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
-  if (r0 >= v.rows || k0 >= v.k)
+  const int r0 = blockIdx.y * 32, k_begin = blockIdx.x * max_span;
+  if (r0 >= v.rows || k_begin >= v.k)
     return;
-  __shared__ float s_tile[32][33];
-  load_tile(v, r0, k0, s_tile);
-  __syncthreads();
-  for (int row = threadIdx.y; row < 32; row += blockDim.y) {
-    unsigned bits = __float_as_uint(fabsf(s_tile[row][threadIdx.x]));
-    for (int off = 16; off > 0; off >>= 1)
-      bits = max(bits, __shfl_xor_sync(0xffffffffu, bits, off));
-    if (threadIdx.x == 0 && r0 + row < v.rows)
-      atomicMax(g_max + r0 + row, bits);
+  const int k_end = min(v.k, k_begin + max_span);
+  const int x = threadIdx.x, y = threadIdx.y;
+  if (v.k_stride == 1) { // lanes along k, rows y + 8 i
+    unsigned r_max[4] = {0, 0, 0, 0};
+    for (int kk = k_begin + x; kk < k_end; kk += 32)
+      TCR_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const int r = r0 + y + 8 * i;
+      if (r < v.rows)
+        r_max[i] = max(r_max[i], __float_as_uint(fabsf(v.p[r * v.row_stride + kk])));
+    }
+    TCR_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      for (int off = 16; off > 0; off >>= 1)
+        r_max[i] = max(r_max[i], __shfl_xor_sync(0xffffffffu, r_max[i], off));
+      const int r = r0 + y + 8 * i;
+      if (x == 0 && r < v.rows)
+        atomicMax(g_max + r, r_max[i]);
+    }
+  } else { // lanes along rows, k = k_begin + y + 8 j
+    __shared__ unsigned s_max[8][32];
+    const int r = r0 + x;
+    unsigned r_max = 0;
+    if (r < v.rows)
+      for (int kk = k_begin + y; kk < k_end; kk += 8)
+        r_max = max(r_max, __float_as_uint(fabsf(v.p[r + kk * v.k_stride])));
+    s_max[y][x] = r_max;
+    __syncthreads();
+    if (y == 0 && r < v.rows) {
+      for (int j = 1; j < 8; ++j)
+        r_max = max(r_max, s_max[j][x]);
+      atomicMax(g_max + r, r_max);
+    }
   }
 }
 
@@ -233,37 +253,57 @@ __device__ inline SplitTerms split_terms(float x, int e) {
 }
 
 // Pass 2: the scaled split of every element into [rows_padded][kp] (zeros in the padding), and
-// each row's exponent. Grid covers the padded shape; block 32 x 8.
+// each row's exponent. A block of 32 x 8 threads covers 32 rows and 64 k (grid: the padded
+// shape); it reads through a shared tile along the contiguous dimension and writes half2 pairs.
 __global__ void __launch_bounds__(256)
     split_kernel(OperandView a, OperandView b, const unsigned* g_a_max, const unsigned* g_b_max,
                  __half* g_a_hi, __half* g_a_lo, __half* g_b_hi, __half* g_b_lo, int* g_a_exp,
                  int* g_b_exp, int a_rows_padded, int b_rows_padded, int kp) {
   const bool is_a = blockIdx.z == 0;
-  const OperandView& v = is_a ? a : b;
+  const OperandView v = is_a ? a : b;
   const unsigned* g_max = is_a ? g_a_max : g_b_max;
   __half* g_hi = is_a ? g_a_hi : g_b_hi;
   __half* g_lo = is_a ? g_a_lo : g_b_lo;
   int* g_exp = is_a ? g_a_exp : g_b_exp;
   const int rows_padded = is_a ? a_rows_padded : b_rows_padded;
-  const int r0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
+  const int r0 = blockIdx.y * 32, k0 = blockIdx.x * 64;
   if (r0 >= rows_padded)
     return;
-  __shared__ float s_tile[32][33];
+  __shared__ float s_tile[32][65]; // [row][k]
   __shared__ int s_exp[32];
-  load_tile(v, r0, k0, s_tile);
-  if (threadIdx.y == 0) {
-    const int r = r0 + threadIdx.x;
+  const int x = threadIdx.x, y = threadIdx.y;
+  if (v.k_stride == 1) {
+    TCR_UNROLL
+    for (int i = 0; i < 4; ++i)
+      TCR_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int row = y + 8 * i, kk = k0 + x + 32 * h;
+      const int r = r0 + row;
+      s_tile[row][x + 32 * h] = r < v.rows && kk < v.k ? v.p[r * v.row_stride + kk] : 0.f;
+    }
+  } else {
+    TCR_UNROLL
+    for (int j = 0; j < 8; ++j) {
+      const int kq = y + 8 * j, kk = k0 + kq, r = r0 + x;
+      s_tile[x][kq] = r < v.rows && kk < v.k ? v.p[r + kk * v.k_stride] : 0.f;
+    }
+  }
+  if (y == 0) {
+    const int r = r0 + x;
     const int e = r < v.rows ? scale_exponent(g_max[r]) : 0;
-    s_exp[threadIdx.x] = e;
-    if (k0 == 0)
+    s_exp[x] = e;
+    if (blockIdx.x == 0)
       g_exp[r] = e;
   }
   __syncthreads();
-  for (int row = threadIdx.y; row < 32; row += blockDim.y) {
-    const SplitTerms t = split_terms(s_tile[row][threadIdx.x], s_exp[row]);
-    const std::size_t at = static_cast<std::size_t>(r0 + row) * kp + k0 + threadIdx.x;
-    g_hi[at] = t.hi;
-    g_lo[at] = t.lo;
+  TCR_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    const int row = y + 8 * i;
+    const SplitTerms t0 = split_terms(s_tile[row][2 * x], s_exp[row]);
+    const SplitTerms t1 = split_terms(s_tile[row][2 * x + 1], s_exp[row]);
+    const std::size_t at = static_cast<std::size_t>(r0 + row) * kp + k0 + 2 * x;
+    *reinterpret_cast<__half2*>(g_hi + at) = __halves2half2(t0.hi, t1.hi);
+    *reinterpret_cast<__half2*>(g_lo + at) = __halves2half2(t0.lo, t1.lo);
   }
 }
 
@@ -346,67 +386,107 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     }
   };
 
-  float r_chain[4][4][4], r_sum[4][4][4];
+  // The chain lives in registers, its fold s in shared memory (each thread's own 64 floats,
+  // float4 j of thread tid at s_sum[j][tid]: no other thread touches them, so no barrier), which
+  // leaves the registers for two sets of fragments: those of the next k16-step load while the
+  // MMAs of this one run.
+  float r_chain[4][4][4]; // [mi][ni][c register], this lane's 64 entries of the warp tile
+  float4* s_sum = reinterpret_cast<float4*>(s_raw + P::pipe_bytes); // [16][threads]
   TCR_UNROLL
   for (int mi = 0; mi < 4; ++mi)
     TCR_UNROLL
-  for (int ni = 0; ni < 4; ++ni)
+  for (int ni = 0; ni < 4; ++ni) {
     TCR_UNROLL
-  for (int i = 0; i < 4; ++i)
-    r_chain[mi][ni][i] = r_sum[mi][ni][i] = 0.f;
+    for (int i = 0; i < 4; ++i)
+      r_chain[mi][ni][i] = 0.f;
+    s_sum[(mi * 4 + ni) * threads + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
 
   auto fold = [&]() {
     TCR_UNROLL
     for (int mi = 0; mi < 4; ++mi)
       TCR_UNROLL
-    for (int ni = 0; ni < 4; ++ni)
+    for (int ni = 0; ni < 4; ++ni) {
+      float4& s4 = s_sum[(mi * 4 + ni) * threads + tid];
+      float r_s[4] = {s4.x, s4.y, s4.z, s4.w};
       TCR_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      const auto [s, e] = tcr::two_sum(r_sum[mi][ni][i], r_chain[mi][ni][i]);
-      r_sum[mi][ni][i] = s;
-      r_chain[mi][ni][i] = e;
+      for (int i = 0; i < 4; ++i) {
+        const auto [s, e] = tcr::two_sum(r_s[i], r_chain[mi][ni][i]);
+        r_s[i] = s;
+        r_chain[mi][ni][i] = e;
+      }
+      s4 = make_float4(r_s[0], r_s[1], r_s[2], r_s[3]);
     }
   };
 
+  // The fragments of one k16-step: [hi, lo][tile][register].
+  struct Fragments {
+    std::uint32_t a[2][4][4], b[2][4][2];
+  };
+  // ldmatrix addresses. A (x4 = the m16 x k16 fragment): lane l reads row l % 16, chunk
+  // 2 kk + l / 16 of its m-tile. B (x4 = two n8 x k16 fragments): lane l reads row
+  // l % 8 + 8 (l / 16), chunk 2 kk + (l / 8) % 2. The tiles' row offsets (mi 16, pair 16) are
+  // multiples of 8, so the swizzle depends on the lane only: one base per operand and k16-step,
+  // the tile offsets are immediates.
+  constexpr int row_bytes = BlockK * 2;
+  const int a_row = wm * 64 + (lane & 15), b_row = wn * 32 + (lane & 7) + ((lane >> 4) << 3);
+  auto chunk_offset = [&](int row, int chunk) {
+    return static_cast<std::uint32_t>(P::swizzle(row, chunk) - row * row_bytes);
+  };
+  auto load_fragments = [&](Fragments& f, int stage, int kk) {
+    const std::uint32_t s_stage = s_base + stage * P::stage_bytes;
+    const std::uint32_t a_at =
+        s_stage + a_row * row_bytes + chunk_offset(a_row, kk * 2 + (lane >> 4));
+    const std::uint32_t b_at = s_stage + 2 * P::tile_bytes + b_row * row_bytes +
+                               chunk_offset(b_row, kk * 2 + ((lane >> 3) & 1));
+    TCR_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      TCR_UNROLL
+      for (int mi = 0; mi < 4; ++mi)
+        ldmatrix_x4(f.a[h][mi], a_at + h * P::tile_bytes + mi * 16 * row_bytes);
+      TCR_UNROLL
+      for (int pair = 0; pair < 2; ++pair) {
+        std::uint32_t r[4];
+        ldmatrix_x4(r, b_at + h * P::tile_bytes + pair * 16 * row_bytes);
+        f.b[h][2 * pair][0] = r[0];
+        f.b[h][2 * pair][1] = r[1];
+        f.b[h][2 * pair + 1][0] = r[2];
+        f.b[h][2 * pair + 1][1] = r[3];
+      }
+    }
+  };
+
+  // Pipeline: tiles 0 .. Stages-1 in flight first; at the last k16-step of tile kt every warp
+  // has its fragments of tile kt in registers, so after one barrier stage kt % Stages takes
+  // tile kt + Stages while the fragments of tile kt + 1 load.
   const int k_tiles = p.kp / BlockK;
+  constexpr int kk_steps = BlockK / 16;
   TCR_UNROLL
-  for (int s = 0; s < Stages - 1; ++s) {
+  for (int s = 0; s < Stages; ++s) {
     if (s < k_tiles)
       load_stage(s, s);
     cp_async_commit();
   }
+  cp_async_wait<Stages - 1>();
+  __syncthreads();
+  Fragments frag[2];
+  load_fragments(frag[0], 0, 0);
 
   int steps = 0; // k16-steps since the last fold
   for (int kt = 0; kt < k_tiles; ++kt) {
-    cp_async_wait<Stages - 2>();
-    __syncthreads(); // stage kt has landed for all; stage kt - 1 is free to overwrite
-    if (kt + Stages - 1 < k_tiles)
-      load_stage((kt + Stages - 1) % Stages, kt + Stages - 1);
-    cp_async_commit();
-
-    const std::uint32_t s_stage = s_base + (kt % Stages) * P::stage_bytes;
     TCR_UNROLL
-    for (int kk = 0; kk < BlockK / 16; ++kk) {
-      std::uint32_t r_a[2][4][4], r_b[2][4][2]; // [hi, lo][tile][register]
-      TCR_UNROLL
-      for (int h = 0; h < 2; ++h) {
-        TCR_UNROLL
-        for (int mi = 0; mi < 4; ++mi)
-          ldmatrix_x4(r_a[h][mi],
-                      s_stage + h * P::tile_bytes +
-                          P::swizzle(wm * 64 + mi * 16 + (lane & 15), kk * 2 + (lane >> 4)));
-        TCR_UNROLL
-        for (int pair = 0; pair < 2; ++pair) {
-          const int j = lane >> 3;
-          std::uint32_t r[4];
-          ldmatrix_x4(r, s_stage + (2 + h) * P::tile_bytes +
-                             P::swizzle(wn * 32 + pair * 16 + (lane & 7) + ((j >> 1) << 3),
-                                        kk * 2 + (j & 1)));
-          r_b[h][2 * pair][0] = r[0];
-          r_b[h][2 * pair][1] = r[1];
-          r_b[h][2 * pair + 1][0] = r[2];
-          r_b[h][2 * pair + 1][1] = r[3];
-        }
+    for (int kk = 0; kk < kk_steps; ++kk) {
+      Fragments& cur = frag[kk & 1];
+      Fragments& next = frag[(kk + 1) & 1];
+      if (kk + 1 < kk_steps) {
+        load_fragments(next, kt % Stages, kk + 1);
+      } else if (kt + 1 < k_tiles) {
+        cp_async_wait<Stages - 2>();
+        __syncthreads(); // tile kt + 1 has landed; nobody reads stage kt % Stages any more
+        if (kt + Stages < k_tiles)
+          load_stage(kt % Stages, kt + Stages);
+        cp_async_commit();
+        load_fragments(next, (kt + 1) % Stages, 0);
       }
       // (hi, hi), (hi, lo), (lo, hi) [, (lo, lo)], each over all 16 accumulators before the
       // next, so 16 independent MMAs hide each one's latency.
@@ -416,7 +496,7 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
       for (int mi = 0; mi < 4; ++mi)
         TCR_UNROLL
       for (int ni = 0; ni < 4; ++ni)
-        Mma::mma(r_chain[mi][ni], r_a[prod >> 1][mi], r_b[prod & 1][ni], r_chain[mi][ni]);
+        Mma::mma(r_chain[mi][ni], cur.a[prod >> 1][mi], cur.b[prod & 1][ni], r_chain[mi][ni]);
       if (++steps == Chain) {
         fold();
         steps = 0;
@@ -426,6 +506,17 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   cp_async_wait<0>();
   if (steps != 0)
     fold();
+  float r_sum[4][4][4];
+  TCR_UNROLL
+  for (int mi = 0; mi < 4; ++mi)
+    TCR_UNROLL
+  for (int ni = 0; ni < 4; ++ni) {
+    const float4 s4 = s_sum[(mi * 4 + ni) * threads + tid];
+    r_sum[mi][ni][0] = s4.x;
+    r_sum[mi][ni][1] = s4.y;
+    r_sum[mi][ni][2] = s4.z;
+    r_sum[mi][ni][3] = s4.w;
+  }
 
   // Epilogue: P = (s + e) 2^-(ea + eb), then alpha P + beta C.
   const int g = lane >> 2, t = lane & 3;
@@ -544,7 +635,7 @@ cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t st
 } // namespace detail
 
 // C = alpha A B + beta C (see the header comment). d_temp == nullptr: size query.
-template <int Chain = 4, int Products = 3, int BlockK = 32, int Stages = 4>
+template <int Chain = 16, int Products = 3, int BlockK = 64, int Stages = 2>
 cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout layout_b,
                   Layout layout_c, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc,
@@ -576,10 +667,9 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   auto* a_max = reinterpret_cast<unsigned*>(at(w.a_max));
   auto* b_max = reinterpret_cast<unsigned*>(at(w.b_max));
   const dim3 tile_block(32, 8);
-  const unsigned k_tiles32 = static_cast<unsigned>(w.kp / 32);
   const unsigned rows32 = static_cast<unsigned>((w.mp > w.np ? w.mp : w.np) / 32);
-  detail::row_max_kernel<<<dim3(k_tiles32, rows32, 2), tile_block, 0, stream>>>(va, vb, a_max,
-                                                                                b_max);
+  const unsigned spans = static_cast<unsigned>((k + detail::max_span - 1) / detail::max_span);
+  detail::row_max_kernel<<<dim3(spans, rows32, 2), tile_block, 0, stream>>>(va, vb, a_max, b_max);
   if ((err = cudaGetLastError()) != cudaSuccess)
     return err;
   auto* a_hi = reinterpret_cast<__half*>(at(w.a_hi));
@@ -588,9 +678,10 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   auto* b_lo = reinterpret_cast<__half*>(at(w.b_lo));
   auto* a_exp = reinterpret_cast<int*>(at(w.a_exp));
   auto* b_exp = reinterpret_cast<int*>(at(w.b_exp));
-  detail::split_kernel<<<dim3(k_tiles32, rows32, 2), tile_block, 0, stream>>>(
-      va, vb, a_max, b_max, a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, static_cast<int>(w.mp),
-      static_cast<int>(w.np), static_cast<int>(w.kp));
+  detail::
+      split_kernel<<<dim3(static_cast<unsigned>(w.kp / 64), rows32, 2), tile_block, 0, stream>>>(
+          va, vb, a_max, b_max, a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, static_cast<int>(w.mp),
+          static_cast<int>(w.np), static_cast<int>(w.kp));
   if ((err = cudaGetLastError()) != cudaSuccess)
     return err;
 
