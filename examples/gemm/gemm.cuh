@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr example consumer: an FP32-accurate GEMM on the tensor cores (issue 15), header-only.
 //
-//   #include <tcr/examples/gemm/gemm.cuh>   (or "gemm.cuh" from this folder)
+//   #include <tcr/examples/gemm/gemm.cuh>   (build tree; or copy this one header: it needs only
+//                                            tcr's compensated/, mma/ and reduce/warp.cuh)
 //   std::size_t bytes = 0;
 //   tcr::gemm::sgemm(nullptr, bytes, Layout::row_major, Layout::row_major, Layout::row_major,
 //                    m, n, k, alpha, d_a, lda, d_b, ldb, beta, d_c, ldc);      // size query
@@ -10,8 +11,10 @@
 //   tcr::gemm::sgemm(d_temp, bytes, ..., stream, {d_row_sum, d_row_sumsq});  // and row stats
 //
 // C = alpha A B + beta C for float A (m x k), B (k x n), C (m x n), each row- or column-major
-// with its leading dimension, any m, n, k >= 1. Bitwise reproducible run to run (every sum has a
-// fixed order; no atomics on data).
+// with its leading dimension, any m, n, k >= 1. As in BLAS, beta = 0 means C is not read (it
+// may hold NaN), and alpha = 0 gives beta C whatever A and B hold (they are still read and
+// split, but not multiplied in). Bitwise reproducible: every sum has a fixed order (no atomics on
+// data), and the split of k into slices depends on the shape only, not on the GPU.
 //
 // Method. Every row i of A is scaled by 2^ea_i and every column j of B by 2^eb_j (powers of two,
 // exact) so that its largest magnitude lies in [2^14, 2^15), then split into two fp16 terms:
@@ -63,6 +66,7 @@
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -89,8 +93,16 @@ struct ErrorModel {
   double small;          // fp16 subnormal floor, per k amax bmax
   double final_rounding; // the float rounding of s + e
 };
+// The chain length sgemm<0, ...> (the default) uses for a given k (see launch_auto_chain).
+constexpr int chain_for(int k) {
+  return k < 1024 ? 4 : k < 4096 ? 8 : 16;
+}
+
+// Chain = 0 (chosen by k): the bound of the longest chain it may pick, 16; pass chain_for(k)
+// for the tighter bound of a given k.
 template <int Chain, int Products>
 constexpr ErrorModel gemm_error_model() {
+  constexpr int chain = Chain == 0 ? 16 : Chain;
   // Split: |y - yh - yl| <= 2^-22 |y| + 2^-25 (1 + 2^-11) (scaled units; derivation at
   // split_terms). Product error per |y z|: (2^-22 + 2^-22 (1 + 2^-22)) from the dropped parts of
   // y and z, plus |yl zl| <= 2^-22 (1 + 2^-11)^2 when it is dropped (Products = 3): at most
@@ -100,7 +112,7 @@ constexpr ErrorModel gemm_error_model() {
   // P Chain times: P Chain 18 2^-23 (times (1 + 2^-20) for the carried error and the split's
   // parts summing slightly above S). Doubled as tile_sum.cuh does, for second-order terms.
   return ErrorModel{Products == 4 ? 8.002 * 0x1p-24 : 12.004 * 0x1p-24,
-                    2.0 * Products * Chain * 18.0 * 0x1p-23, 0x1p-38, 0x1p-24};
+                    2.0 * Products * chain * 18.0 * 0x1p-23, 0x1p-38, 0x1p-24};
 }
 
 namespace detail {
@@ -138,10 +150,21 @@ inline std::size_t round_up(std::size_t x, std::size_t to) {
 // The workspace: split operands [rows][kp] fp16 (k contiguous), the rows' scale exponents, the
 // rows' max |x| bits, and the row-statistics partials with their arrival counters.
 struct Workspace {
-  std::size_t mp, np, kp, m_blocks, n_blocks;
-  std::size_t a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, a_max, b_max, counters, partials, zero_end;
+  std::size_t mp, np, kp, m_blocks, n_blocks, splits;
+  std::size_t a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, a_max, b_max, counters, tile_counters, partials,
+      split_partials, zero_end;
   std::size_t bytes;
 };
+
+// Split-k: a shape with fewer than 128 output tiles (one block per SM, 132 SMs on the H200)
+// splits k into up to 128 / tiles slices of at least 4 x 64 k each. It depends on the shape
+// only, so the result does not depend on the GPU.
+inline std::size_t splits_for(std::size_t tiles, std::size_t kp) {
+  std::size_t s = tiles >= 128 ? 1 : 128 / tiles;
+  const std::size_t most = kp / 256 > 0 ? kp / 256 : 1;
+  s = s < most ? s : most;
+  return s < 16 ? s : 16;
+}
 inline Workspace plan(int m, int n, int k) {
   Workspace w{};
   w.mp = round_up(static_cast<std::size_t>(m), block_m);
@@ -149,6 +172,7 @@ inline Workspace plan(int m, int n, int k) {
   w.kp = round_up(static_cast<std::size_t>(k), 64); // every BlockK divides it
   w.m_blocks = w.mp / block_m;
   w.n_blocks = w.np / block_n;
+  w.splits = splits_for(w.m_blocks * w.n_blocks, w.kp);
   std::size_t at = 0;
   auto take = [&](std::size_t bytes) {
     const std::size_t here = at;
@@ -164,8 +188,11 @@ inline Workspace plan(int m, int n, int k) {
   w.a_max = take(w.mp * 4); // zeroed per call from here ...
   w.b_max = take(w.np * 4);
   w.counters = take(w.m_blocks * 4);
+  w.tile_counters = take(w.m_blocks * w.n_blocks * 4);
   w.zero_end = at; // ... to here
   w.partials = take(w.n_blocks * w.mp * 2 * sizeof(double));
+  w.split_partials =
+      take(w.splits > 1 ? w.splits * w.m_blocks * w.n_blocks * block_m * block_n * 8 : 0);
   w.bytes = at;
   return w;
 }
@@ -179,50 +206,66 @@ struct OperandView {
 };
 
 // Pass 1: max |x| of every row, as float bits (monotone for |x|; NaN's bits exceed Inf's).
-// blockIdx.z: 0 for A, 1 for B. A block of 32 x 8 threads covers 32 rows and max_span k,
-// reading along whichever dimension is contiguous (view_of makes one stride 1).
-constexpr int max_span = 512;
+// blockIdx.z: 0 for A, 1 for B. A block of 32 x 8 threads covers 32 rows and max_span k at a
+// time (grid-stride over both, so any shape fits the grid's limits), reading along whichever
+// dimension is contiguous (view_of makes one stride 1), 8 independent loads in flight per
+// thread. A template so that the header can be included by several translation units.
+constexpr int max_span = 256;
+template <int = 0>
 __global__ void __launch_bounds__(256)
     row_max_kernel(OperandView a, OperandView b, unsigned* g_a_max, unsigned* g_b_max) {
   const OperandView v = blockIdx.z == 0 ? a : b;
   unsigned* g_max = blockIdx.z == 0 ? g_a_max : g_b_max;
-  const int r0 = blockIdx.y * 32, k_begin = blockIdx.x * max_span;
-  if (r0 >= v.rows || k_begin >= v.k)
-    return;
-  const int k_end = min(v.k, k_begin + max_span);
   const int x = threadIdx.x, y = threadIdx.y;
-  if (v.k_stride == 1) { // lanes along k, rows y + 8 i
-    unsigned r_max[4] = {0, 0, 0, 0};
-    for (int kk = k_begin + x; kk < k_end; kk += 32)
-      TCR_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      const int r = r0 + y + 8 * i;
-      if (r < v.rows)
-        r_max[i] = max(r_max[i], __float_as_uint(fabsf(v.p[r * v.row_stride + kk])));
+  __shared__ unsigned s_max[8][32];
+  for (long long r0 = blockIdx.y * 32ll; r0 < v.rows; r0 += gridDim.y * 32ll)
+    for (long long k_begin = blockIdx.x * static_cast<long long>(max_span); k_begin < v.k;
+         k_begin += gridDim.x * static_cast<long long>(max_span)) {
+      const long long k_end = min(static_cast<long long>(v.k), k_begin + max_span);
+      if (v.k_stride == 1) { // lanes along k, rows y + 8 i
+        unsigned r_max[4] = {0, 0, 0, 0};
+        for (long long k0 = k_begin; k0 < k_end; k0 += 64)
+          TCR_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const long long r = r0 + y + 8 * i;
+          TCR_UNROLL
+          for (int h = 0; h < 2; ++h) {
+            const long long kk = k0 + x + 32 * h;
+            if (r < v.rows && kk < k_end)
+              r_max[i] = max(r_max[i], __float_as_uint(fabsf(v.p[r * v.row_stride + kk])));
+          }
+        }
+        TCR_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          for (int off = 16; off > 0; off >>= 1)
+            r_max[i] = max(r_max[i], __shfl_xor_sync(0xffffffffu, r_max[i], off));
+          const long long r = r0 + y + 8 * i;
+          if (x == 0 && r < v.rows)
+            atomicMax(g_max + r, r_max[i]);
+        }
+      } else { // lanes along rows, k = k_begin + y + 8 j
+        const long long r = r0 + x;
+        unsigned r_max = 0;
+        if (r < v.rows)
+          for (long long k0 = k_begin + y; k0 < k_end; k0 += 64) {
+            float r_x[8];
+            TCR_UNROLL
+            for (int j = 0; j < 8; ++j)
+              r_x[j] = k0 + 8 * j < k_end ? v.p[r + (k0 + 8 * j) * v.k_stride] : 0.f;
+            TCR_UNROLL
+            for (int j = 0; j < 8; ++j)
+              r_max = max(r_max, __float_as_uint(fabsf(r_x[j])));
+          }
+        __syncthreads(); // s_max is free (previous span)
+        s_max[y][x] = r_max;
+        __syncthreads();
+        if (y == 0 && r < v.rows) {
+          for (int j = 1; j < 8; ++j)
+            r_max = max(r_max, s_max[j][x]);
+          atomicMax(g_max + r, r_max);
+        }
+      }
     }
-    TCR_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      for (int off = 16; off > 0; off >>= 1)
-        r_max[i] = max(r_max[i], __shfl_xor_sync(0xffffffffu, r_max[i], off));
-      const int r = r0 + y + 8 * i;
-      if (x == 0 && r < v.rows)
-        atomicMax(g_max + r, r_max[i]);
-    }
-  } else { // lanes along rows, k = k_begin + y + 8 j
-    __shared__ unsigned s_max[8][32];
-    const int r = r0 + x;
-    unsigned r_max = 0;
-    if (r < v.rows)
-      for (int kk = k_begin + y; kk < k_end; kk += 8)
-        r_max = max(r_max, __float_as_uint(fabsf(v.p[r + kk * v.k_stride])));
-    s_max[y][x] = r_max;
-    __syncthreads();
-    if (y == 0 && r < v.rows) {
-      for (int j = 1; j < 8; ++j)
-        r_max = max(r_max, s_max[j][x]);
-      atomicMax(g_max + r, r_max);
-    }
-  }
 }
 
 // The scale exponent that puts a row's max |x| into [2^14, 2^15): 14 - floor(log2 max). A zero
@@ -253,58 +296,62 @@ __device__ inline SplitTerms split_terms(float x, int e) {
 }
 
 // Pass 2: the scaled split of every element into [rows_padded][kp] (zeros in the padding), and
-// each row's exponent. A block of 32 x 8 threads covers 32 rows and 64 k (grid: the padded
-// shape); it reads through a shared tile along the contiguous dimension and writes half2 pairs.
+// each row's exponent. A block of 32 x 8 threads covers 32 rows and 64 k at a time (grid-stride
+// over the padded shape); it reads through a shared tile along the contiguous dimension and
+// writes half2 pairs.
+template <int = 0>
 __global__ void __launch_bounds__(256)
     split_kernel(OperandView a, OperandView b, const unsigned* g_a_max, const unsigned* g_b_max,
                  __half* g_a_hi, __half* g_a_lo, __half* g_b_hi, __half* g_b_lo, int* g_a_exp,
-                 int* g_b_exp, int a_rows_padded, int b_rows_padded, int kp) {
+                 int* g_b_exp, long long a_rows_padded, long long b_rows_padded, long long kp) {
   const bool is_a = blockIdx.z == 0;
   const OperandView v = is_a ? a : b;
   const unsigned* g_max = is_a ? g_a_max : g_b_max;
   __half* g_hi = is_a ? g_a_hi : g_b_hi;
   __half* g_lo = is_a ? g_a_lo : g_b_lo;
   int* g_exp = is_a ? g_a_exp : g_b_exp;
-  const int rows_padded = is_a ? a_rows_padded : b_rows_padded;
-  const int r0 = blockIdx.y * 32, k0 = blockIdx.x * 64;
-  if (r0 >= rows_padded)
-    return;
+  const long long rows_padded = is_a ? a_rows_padded : b_rows_padded;
   __shared__ float s_tile[32][65]; // [row][k]
   __shared__ int s_exp[32];
   const int x = threadIdx.x, y = threadIdx.y;
-  if (v.k_stride == 1) {
-    TCR_UNROLL
-    for (int i = 0; i < 4; ++i)
+  for (long long r0 = blockIdx.y * 32ll; r0 < rows_padded; r0 += gridDim.y * 32ll)
+    for (long long k0 = blockIdx.x * 64ll; k0 < kp; k0 += gridDim.x * 64ll) {
+      __syncthreads(); // the previous tile's readers are done
+      if (v.k_stride == 1) {
+        TCR_UNROLL
+        for (int i = 0; i < 4; ++i)
+          TCR_UNROLL
+        for (int h = 0; h < 2; ++h) {
+          const int row = y + 8 * i;
+          const long long r = r0 + row, kk = k0 + x + 32 * h;
+          s_tile[row][x + 32 * h] = r < v.rows && kk < v.k ? v.p[r * v.row_stride + kk] : 0.f;
+        }
+      } else {
+        TCR_UNROLL
+        for (int j = 0; j < 8; ++j) {
+          const int kq = y + 8 * j;
+          const long long kk = k0 + kq, r = r0 + x;
+          s_tile[x][kq] = r < v.rows && kk < v.k ? v.p[r + kk * v.k_stride] : 0.f;
+        }
+      }
+      if (y == 0) {
+        const long long r = r0 + x;
+        const int e = r < v.rows ? scale_exponent(g_max[r]) : 0;
+        s_exp[x] = e;
+        if (k0 == 0)
+          g_exp[r] = e;
+      }
+      __syncthreads();
       TCR_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      const int row = y + 8 * i, kk = k0 + x + 32 * h;
-      const int r = r0 + row;
-      s_tile[row][x + 32 * h] = r < v.rows && kk < v.k ? v.p[r * v.row_stride + kk] : 0.f;
+      for (int i = 0; i < 4; ++i) {
+        const int row = y + 8 * i;
+        const SplitTerms t0 = split_terms(s_tile[row][2 * x], s_exp[row]);
+        const SplitTerms t1 = split_terms(s_tile[row][2 * x + 1], s_exp[row]);
+        const std::size_t at = static_cast<std::size_t>(r0 + row) * kp + k0 + 2 * x;
+        *reinterpret_cast<__half2*>(g_hi + at) = __halves2half2(t0.hi, t1.hi);
+        *reinterpret_cast<__half2*>(g_lo + at) = __halves2half2(t0.lo, t1.lo);
+      }
     }
-  } else {
-    TCR_UNROLL
-    for (int j = 0; j < 8; ++j) {
-      const int kq = y + 8 * j, kk = k0 + kq, r = r0 + x;
-      s_tile[x][kq] = r < v.rows && kk < v.k ? v.p[r + kk * v.k_stride] : 0.f;
-    }
-  }
-  if (y == 0) {
-    const int r = r0 + x;
-    const int e = r < v.rows ? scale_exponent(g_max[r]) : 0;
-    s_exp[x] = e;
-    if (blockIdx.x == 0)
-      g_exp[r] = e;
-  }
-  __syncthreads();
-  TCR_UNROLL
-  for (int i = 0; i < 4; ++i) {
-    const int row = y + 8 * i;
-    const SplitTerms t0 = split_terms(s_tile[row][2 * x], s_exp[row]);
-    const SplitTerms t1 = split_terms(s_tile[row][2 * x + 1], s_exp[row]);
-    const std::size_t at = static_cast<std::size_t>(r0 + row) * kp + k0 + 2 * x;
-    *reinterpret_cast<__half2*>(g_hi + at) = __halves2half2(t0.hi, t1.hi);
-    *reinterpret_cast<__half2*>(g_lo + at) = __halves2half2(t0.lo, t1.lo);
-  }
 }
 
 __device__ __forceinline__ std::uint32_t smem_address(const void* p) {
@@ -337,6 +384,9 @@ struct GemmParams {
   double* partials;   // [n_blocks][mp][2] row statistics of each column block
   unsigned* counters; // [m_blocks] arrivals
   float *row_sum, *row_sumsq;
+  int splits;              // k slices (1: no split)
+  float2* split_partials;  // [splits][tiles][64][threads] (s, e) of each slice's block
+  unsigned* tile_counters; // [tiles] arrivals of the slices
 };
 
 // The main kernel. Warp w owns rows (w % 2) 64 .. +64 and columns (w / 2) 32 .. +32 of the
@@ -351,12 +401,14 @@ template <int Chain, int Products, bool Stats, int BlockK, int Stages>
 __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   using P = Pipe<BlockK, Stages>;
   static_assert(Products == 3 || Products == 4, "tcr::gemm: Products is 3 or 4");
-  static_assert(Chain >= 1 && Chain <= 64, "tcr::gemm: Chain is 1 .. 64 k16-steps");
+  static_assert(Chain >= 1 && Chain <= 64, "tcr::gemm: Chain is 1 .. 64 k16-steps (0: by k)");
   using Mma = tcr::mma::sm80_m16n8k16_f32_f16_f16_f32;
   extern __shared__ __align__(128) unsigned char s_raw[];
 
-  // Grouped rasterisation: group_m block rows share their B panels while they run.
-  const int id = blockIdx.x;
+  // Grouped rasterisation: group_m block rows share their B panels while they run. Split-k:
+  // blocks [slice tiles, (slice + 1) tiles) compute k-tiles [slice, slice + 1) k_tiles / splits.
+  const int tiles = p.m_blocks * p.n_blocks;
+  const int slice = blockIdx.x / tiles, id = blockIdx.x % tiles;
   const int per_group = group_m * p.n_blocks;
   const int group = id / per_group;
   const int first_m = group * group_m;
@@ -402,21 +454,18 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     s_sum[(mi * 4 + ni) * threads + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
   }
 
-  auto fold = [&]() {
+  // Folds accumulator (mi, ni)'s chain into its sum: s + chain = s' + e exactly (TwoSum), e
+  // starts the next chain.
+  auto fold_one = [&](int mi, int ni) {
+    float4& s4 = s_sum[(mi * 4 + ni) * threads + tid];
+    float r_s[4] = {s4.x, s4.y, s4.z, s4.w};
     TCR_UNROLL
-    for (int mi = 0; mi < 4; ++mi)
-      TCR_UNROLL
-    for (int ni = 0; ni < 4; ++ni) {
-      float4& s4 = s_sum[(mi * 4 + ni) * threads + tid];
-      float r_s[4] = {s4.x, s4.y, s4.z, s4.w};
-      TCR_UNROLL
-      for (int i = 0; i < 4; ++i) {
-        const auto [s, e] = tcr::two_sum(r_s[i], r_chain[mi][ni][i]);
-        r_s[i] = s;
-        r_chain[mi][ni][i] = e;
-      }
-      s4 = make_float4(r_s[0], r_s[1], r_s[2], r_s[3]);
+    for (int i = 0; i < 4; ++i) {
+      const auto [s, e] = tcr::two_sum(r_s[i], r_chain[mi][ni][i]);
+      r_s[i] = s;
+      r_chain[mi][ni][i] = e;
     }
+    s4 = make_float4(r_s[0], r_s[1], r_s[2], r_s[3]);
   };
 
   // The fragments of one k16-step: [hi, lo][tile][register].
@@ -459,7 +508,13 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   // Pipeline: tiles 0 .. Stages-1 in flight first; at the last k16-step of tile kt every warp
   // has its fragments of tile kt in registers, so after one barrier stage kt % Stages takes
   // tile kt + Stages while the fragments of tile kt + 1 load.
-  const int k_tiles = p.kp / BlockK;
+  const int all_k_tiles = p.kp / BlockK;
+  const int kt_begin = static_cast<int>(static_cast<long long>(slice) * all_k_tiles / p.splits);
+  const int k_tiles =
+      static_cast<int>(static_cast<long long>(slice + 1) * all_k_tiles / p.splits) - kt_begin;
+  TCR_UNROLL
+  for (int op = 0; op < 4; ++op)
+    g_src[op] += static_cast<std::size_t>(kt_begin) * BlockK;
   constexpr int kk_steps = BlockK / 16;
   TCR_UNROLL
   for (int s = 0; s < Stages; ++s) {
@@ -498,14 +553,23 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
       for (int ni = 0; ni < 4; ++ni)
         Mma::mma(r_chain[mi][ni], cur.a[prod >> 1][mi], cur.b[prod & 1][ni], r_chain[mi][ni]);
       if (++steps == Chain) {
-        fold();
+        TCR_UNROLL
+        for (int mi = 0; mi < 4; ++mi)
+          TCR_UNROLL
+        for (int ni = 0; ni < 4; ++ni)
+          fold_one(mi, ni);
         steps = 0;
       }
     }
   }
   cp_async_wait<0>();
-  if (steps != 0)
-    fold();
+  if (steps != 0) {
+    TCR_UNROLL
+    for (int mi = 0; mi < 4; ++mi)
+      TCR_UNROLL
+    for (int ni = 0; ni < 4; ++ni)
+      fold_one(mi, ni);
+  }
   float r_sum[4][4][4];
   TCR_UNROLL
   for (int mi = 0; mi < 4; ++mi)
@@ -516,6 +580,45 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     r_sum[mi][ni][1] = s4.y;
     r_sum[mi][ni][2] = s4.z;
     r_sum[mi][ni][3] = s4.w;
+  }
+
+  // Split-k: every slice stores its (s, e); the last slice to arrive at this tile merges all
+  // of them in slice order (so the bits do not depend on the arrival order): (S, E) += (s, e)
+  // by TwoSum on S, E collecting the errors and the e's (|E| <= about u |S|, so its own
+  // roundings are of order u^2 S).
+  if (p.splits > 1) {
+    __shared__ bool s_last_slice;
+    const std::size_t tile_at = static_cast<std::size_t>(bm) * p.n_blocks + bn;
+    float2* g_tile = p.split_partials + tile_at * 64 * threads;
+    const std::size_t slice_stride = static_cast<std::size_t>(tiles) * 64 * threads;
+    TCR_UNROLL
+    for (int j = 0; j < 64; ++j)
+      g_tile[slice * slice_stride + j * threads + tid] =
+          make_float2(r_sum[j / 16][(j / 4) % 4][j % 4], r_chain[j / 16][(j / 4) % 4][j % 4]);
+    __threadfence();
+    __syncthreads();
+    if (tid == 0)
+      s_last_slice =
+          atomicAdd(p.tile_counters + tile_at, 1u) == static_cast<unsigned>(p.splits - 1);
+    __syncthreads();
+    if (!s_last_slice)
+      return;
+    __threadfence();
+    TCR_UNROLL
+    for (int j = 0; j < 64; ++j) {
+      float& r_s = r_sum[j / 16][(j / 4) % 4][j % 4];
+      float& r_e = r_chain[j / 16][(j / 4) % 4][j % 4];
+      float big = 0.f, err = 0.f;
+      for (int sl = 0; sl < p.splits; ++sl) {
+        const volatile float2* g_part = g_tile + sl * slice_stride + j * threads + tid;
+        const float2 part = make_float2(g_part->x, g_part->y);
+        const auto [sum, e] = tcr::two_sum(big, part.x);
+        big = sum;
+        err = __fadd_rn(err, __fadd_rn(e, part.y));
+      }
+      r_s = big;
+      r_e = err;
+    }
   }
 
   // Epilogue: P = (s + e) 2^-(ea + eb), then alpha P + beta C.
@@ -624,18 +727,49 @@ template <int Chain, int Products, bool Stats, int BlockK, int Stages>
 cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t stream) {
   auto kernel = gemm_kernel<Chain, Products, Stats, BlockK, Stages>;
   constexpr int bytes = Pipe<BlockK, Stages>::smem_bytes;
-  cudaError_t err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  // The shared-memory opt-in, once per device (for devices 0 .. 63; others every call).
+  static std::atomic<std::uint64_t> s_done{0};
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess)
     return err;
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if (bit == 0 || (s_done.load(std::memory_order_acquire) & bit) == 0) {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err != cudaSuccess)
+      return err;
+    s_done.fetch_or(bit, std::memory_order_acq_rel);
+  }
   kernel<<<grid, threads, bytes, stream>>>(params);
   return cudaGetLastError();
+}
+
+// Chain = 0 picks the chain length by k (measured on the H200, uniform data: the error grows
+// with Chain and not with k, SGEMM's grows with k): 4 below k = 1024, 8 below 4096, else 16,
+// which keeps the error below about half of SGEMM's at every k.
+template <int Products, bool Stats, int BlockK, int Stages>
+cudaError_t launch_auto_chain(const GemmParams& params, unsigned grid, int k, cudaStream_t stream) {
+  static_assert(chain_for(1023) == 4 && chain_for(4095) == 8 && chain_for(4096) == 16,
+                "launch_auto_chain and chain_for agree");
+  if (k < 1024)
+    return launch_gemm<4, Products, Stats, BlockK, Stages>(params, grid, stream);
+  if (k < 4096)
+    return launch_gemm<8, Products, Stats, BlockK, Stages>(params, grid, stream);
+  return launch_gemm<16, Products, Stats, BlockK, Stages>(params, grid, stream);
+}
+
+template <int Chain, int Products, bool Stats, int BlockK, int Stages>
+cudaError_t launch_chain(const GemmParams& params, unsigned grid, int k, cudaStream_t stream) {
+  if constexpr (Chain == 0)
+    return launch_auto_chain<Products, Stats, BlockK, Stages>(params, grid, k, stream);
+  else
+    return launch_gemm<Chain, Products, Stats, BlockK, Stages>(params, grid, stream);
 }
 
 } // namespace detail
 
 // C = alpha A B + beta C (see the header comment). d_temp == nullptr: size query.
-template <int Chain = 16, int Products = 3, int BlockK = 64, int Stages = 2>
+template <int Chain = 0, int Products = 3, int BlockK = 64, int Stages = 2>
 cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout layout_b,
                   Layout layout_c, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc,
@@ -643,7 +777,7 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   if (m <= 0 || n <= 0 || k <= 0)
     return cudaErrorInvalidValue;
   const detail::Workspace w = detail::plan(m, n, k);
-  if (w.m_blocks * w.n_blocks > 0x7fffffffu || w.kp > 0x7fffffffu)
+  if (w.splits * w.m_blocks * w.n_blocks > 0x7fffffffu || w.kp > 0x7fffffffu)
     return cudaErrorInvalidValue;
   if (d_temp == nullptr) {
     temp_bytes = w.bytes;
@@ -667,8 +801,11 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   auto* a_max = reinterpret_cast<unsigned*>(at(w.a_max));
   auto* b_max = reinterpret_cast<unsigned*>(at(w.b_max));
   const dim3 tile_block(32, 8);
-  const unsigned rows32 = static_cast<unsigned>((w.mp > w.np ? w.mp : w.np) / 32);
-  const unsigned spans = static_cast<unsigned>((k + detail::max_span - 1) / detail::max_span);
+  // The passes' grids (each loops over what its grid does not cover).
+  auto capped = [](std::size_t x) { return static_cast<unsigned>(x < 65535 ? x : 65535); };
+  const unsigned rows32 = capped((w.mp > w.np ? w.mp : w.np) / 32);
+  const unsigned spans =
+      capped((static_cast<std::size_t>(k) + detail::max_span - 1) / detail::max_span);
   detail::row_max_kernel<<<dim3(spans, rows32, 2), tile_block, 0, stream>>>(va, vb, a_max, b_max);
   if ((err = cudaGetLastError()) != cudaSuccess)
     return err;
@@ -678,10 +815,9 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   auto* b_lo = reinterpret_cast<__half*>(at(w.b_lo));
   auto* a_exp = reinterpret_cast<int*>(at(w.a_exp));
   auto* b_exp = reinterpret_cast<int*>(at(w.b_exp));
-  detail::
-      split_kernel<<<dim3(static_cast<unsigned>(w.kp / 64), rows32, 2), tile_block, 0, stream>>>(
-          va, vb, a_max, b_max, a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, static_cast<int>(w.mp),
-          static_cast<int>(w.np), static_cast<int>(w.kp));
+  detail::split_kernel<<<dim3(capped(w.kp / 64), rows32, 2), tile_block, 0, stream>>>(
+      va, vb, a_max, b_max, a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, static_cast<long long>(w.mp),
+      static_cast<long long>(w.np), static_cast<long long>(w.kp));
   if ((err = cudaGetLastError()) != cudaSuccess)
     return err;
 
@@ -706,10 +842,13 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   params.counters = reinterpret_cast<unsigned*>(at(w.counters));
   params.row_sum = stats.row_sum;
   params.row_sumsq = stats.row_sumsq;
-  const unsigned grid = static_cast<unsigned>(w.m_blocks * w.n_blocks);
+  params.splits = static_cast<int>(w.splits);
+  params.split_partials = reinterpret_cast<float2*>(at(w.split_partials));
+  params.tile_counters = reinterpret_cast<unsigned*>(at(w.tile_counters));
+  const unsigned grid = static_cast<unsigned>(w.splits * w.m_blocks * w.n_blocks);
   if (stats.row_sum != nullptr || stats.row_sumsq != nullptr)
-    return detail::launch_gemm<Chain, Products, true, BlockK, Stages>(params, grid, stream);
-  return detail::launch_gemm<Chain, Products, false, BlockK, Stages>(params, grid, stream);
+    return detail::launch_chain<Chain, Products, true, BlockK, Stages>(params, grid, k, stream);
+  return detail::launch_chain<Chain, Products, false, BlockK, Stages>(params, grid, k, stream);
 }
 
 } // namespace tcr::gemm
