@@ -301,14 +301,17 @@ ld_t entry_bound(const ErrorModel& em, int k, const reference& r, std::size_t e,
   return b * (1 + std::ldexp(static_cast<ld_t>(1), -30));
 }
 
-// Checks every entry of C not in a skipped row or column against the bound. Returns the
-// largest error / bound.
-double check_bound(config cfg, const matrices& x, const reference& r, setup s, const outcome& o,
-                   int skip_row = -1, int skip_col = -1) {
-  const ErrorModel em = model(cfg);
+// Every entry of C not in a skipped row or column against the bound: how many lie outside it
+// (the first one in words), how many are non-finite, the largest error / bound and error / (u S).
+struct scan {
   std::size_t bad = 0, nonfinite = 0;
-  double worst = 0, worst_rel_s = 0; // error / bound, error / (u S)
+  double worst = 0, worst_rel_s = 0;
   std::string first;
+};
+scan bound_scan(config cfg, const matrices& x, const reference& r, const setup& s,
+                const std::vector<float>& c, int skip_row = -1, int skip_col = -1) {
+  const ErrorModel em = model(cfg);
+  scan q;
   for (int i = 0; i < x.m; ++i) {
     if (i == skip_row)
       continue;
@@ -318,31 +321,37 @@ double check_bound(config cfg, const matrices& x, const reference& r, setup s, c
       const std::size_t e = static_cast<std::size_t>(i) * x.n + j;
       ld_t ref = 0;
       const ld_t bound = entry_bound(em, x.k, r, e, i, j, s.alpha, s.beta, x.c[e], ref);
-      const float got = o.c[e];
+      const float got = c[e];
       if (!std::isfinite(got)) {
-        ++nonfinite;
+        ++q.nonfinite;
         continue;
       }
       const ld_t err = std::fabs(static_cast<ld_t>(got) - ref);
-      worst = std::fmax(worst, static_cast<double>(err / bound));
+      q.worst = std::fmax(q.worst, static_cast<double>(err / bound));
       if (r.s[e] > 0)
-        worst_rel_s = std::fmax(worst_rel_s, static_cast<double>(err / (u * r.s[e])));
-      if (!(err <= bound)) {
-        if (bad++ == 0) {
-          std::ostringstream m;
-          m << "C(" << i << ", " << j << ") = " << got << " exact " << static_cast<double>(ref)
-            << " error " << static_cast<double>(err) << " bound " << static_cast<double>(bound);
-          first = m.str();
-        }
+        q.worst_rel_s = std::fmax(q.worst_rel_s, static_cast<double>(err / (u * r.s[e])));
+      if (!(err <= bound) && q.bad++ == 0) {
+        std::ostringstream m;
+        m << "C(" << i << ", " << j << ") = " << got << " exact " << static_cast<double>(ref)
+          << " error " << static_cast<double>(err) << " bound " << static_cast<double>(bound);
+        q.first = m.str();
       }
     }
   }
+  return q;
+}
+
+// bound_scan as assertions: no entry outside the bound, none non-finite. Returns the largest
+// error / bound.
+double check_bound(config cfg, const matrices& x, const reference& r, const setup& s,
+                   const outcome& o, int skip_row = -1, int skip_col = -1) {
+  const scan q = bound_scan(cfg, x, r, s, o.c, skip_row, skip_col);
   INFO(name(cfg), " ", s.str());
-  CHECK_MESSAGE(nonfinite == 0, nonfinite << " non-finite entries of C");
-  CHECK_MESSAGE(bad == 0, bad << " entries outside the bound; first: " << first);
-  MESSAGE(name(cfg) << " " << s.str() << ": max error / bound " << worst << ", max error / (u S) "
-                    << worst_rel_s);
-  return worst;
+  CHECK_MESSAGE(q.nonfinite == 0, q.nonfinite << " non-finite entries of C");
+  CHECK_MESSAGE(q.bad == 0, q.bad << " entries outside the bound; first: " << q.first);
+  MESSAGE(name(cfg) << " " << s.str() << ": max error / bound " << q.worst << ", max error / (u S) "
+                    << q.worst_rel_s);
+  return q.worst;
 }
 
 // Runs every configuration on (x, s) and checks the bound and C's padding.
@@ -568,6 +577,61 @@ TEST_CASE("gemm: gemm_error_model's constants are the header's") {
   constexpr tcr::gemm::ErrorModel c16 = tcr::gemm::gemm_error_model<16, 3>();
   CHECK(c16.mma == 4 * d.mma); // linear in Chain
   CHECK(c16.split == d.split);
+}
+
+TEST_CASE("gemm test support: the exact reference and the bound catch what they should") {
+  // A sum that double arithmetic gets wrong: 2^60 + 1 - 2^60 = 1.
+  matrices x;
+  x.m = x.n = 1;
+  x.k = 3;
+  x.a = {0x1p60f, 1.f, -0x1p60f};
+  x.b = {1.f, 1.f, 1.f};
+  x.c = {0.f};
+  const reference r = exact_product(x);
+  CHECK(r.exact[0] == 1.0);
+  CHECK(r.s[0] == std::ldexp(static_cast<ld_t>(1), 61) + 1);
+  CHECK(r.amax[0] == 0x1p60);
+  CHECK(r.bmax[0] == 1.0);
+  // Random data: RN_f32 of the exact result lies within the bound (its error is at most
+  // u |exact|, one of the bound's terms); a result off by a few bounds does not.
+  const matrices y = make(9, 11, 300, dist::spread, 17001);
+  const reference ry = exact_product(y);
+  for (config cfg : configs) {
+    setup s;
+    std::vector<float> c(y.c.size());
+    for (std::size_t e = 0; e < c.size(); ++e)
+      c[e] = static_cast<float>(ry.exact[e]);
+    CHECK(bound_scan(cfg, y, ry, s, c).bad == 0);
+    ld_t ref = 0;
+    const ld_t b = entry_bound(model(cfg), y.k, ry, 13, 1, 2, 1.f, 0.f, y.c[13], ref);
+    CHECK(ref == static_cast<ld_t>(ry.exact[13]));
+    c[13] = static_cast<float>(ref + 3 * b);
+    const scan q = bound_scan(cfg, y, ry, s, c);
+    CHECK(q.bad == 1);
+    CHECK(q.first.rfind("C(1, 2)", 0) == 0);
+    // With alpha and beta: RN_f32(alpha AB + beta C) is within the bound.
+    s.alpha = -0.75f;
+    s.beta = 1.5f;
+    for (std::size_t e = 0; e < c.size(); ++e)
+      c[e] = static_cast<float>(-0.75L * ry.exact[e] + 1.5L * y.c[e]);
+    CHECK(bound_scan(cfg, y, ry, s, c).bad == 0);
+    c[0] = nan_f;
+    CHECK(bound_scan(cfg, y, ry, s, c).nonfinite == 1);
+    CHECK(bound_scan(cfg, y, ry, s, c, 0).nonfinite == 0); // row 0 skipped
+  }
+  // pack / at / resolve: C's storage with padding round-trips, the padding keeps the pad value.
+  setup s;
+  s.lc = Layout::col_major;
+  s.ldc = y.m + 3;
+  const std::vector<float> st = pack(y.c, y.m, y.n, s.lc, s.ldc, c_sentinel);
+  CHECK(st.size() == static_cast<std::size_t>(y.n) * (y.m + 3));
+  std::size_t pads = 0;
+  for (float v : st)
+    pads += bits(v) == bits(c_sentinel);
+  CHECK(pads == static_cast<std::size_t>(y.n) * 3);
+  CHECK(at(st, 4, 7, s.lc, s.ldc) == y.c[4 * y.n + 7]);
+  CHECK(resolve(setup{}, y).lda == y.k);
+  CHECK(resolve(setup{}, y).ldb == y.n);
 }
 
 TEST_SUITE("gpu") {
