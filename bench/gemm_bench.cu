@@ -41,7 +41,7 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "../examples/gemm/gemm.cuh"
+#include <tcr/examples/gemm/gemm.cuh>
 #include "common/harness.hpp"
 #include "common/timing.hpp"
 

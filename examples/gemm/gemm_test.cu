@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 #include <tcr/compensated/exact.cuh>
-#include "gemm.cuh"
+#include <tcr/examples/gemm/gemm.cuh>
 #include "support/cuda_check.hpp"
 #include "support/fake_address.hpp"
 #include "support/gen.hpp"
