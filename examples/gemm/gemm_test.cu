@@ -753,6 +753,12 @@ TEST_SUITE("gpu") {
     s.alpha = -1.25f;
     s.beta = 0.5f;
     run_and_check(x, r, s);
+    // Few output tiles and a longer k (a header that splits k over blocks does so here).
+    const matrices y = make(64, 200, 1500, dist::spread, 15402);
+    const reference ry = exact_product(y);
+    setup t;
+    t.la = Layout::col_major;
+    run_and_check(y, ry, t);
   }
 
   TEST_CASE("gemm: large k (m = n = 16, k = 65536)") {
@@ -827,7 +833,9 @@ TEST_SUITE("gpu") {
   }
 
   TEST_CASE("gemm: row_sum and row_sumsq of the C written, against exact sums") {
-    const matrices x = make(130, 300, 100, dist::uniform, 15901);
+    // n = 260: three column blocks of 128; k = 520 with 6 output tiles (a header that splits k
+    // over blocks does so here).
+    const matrices x = make(130, 260, 520, dist::uniform, 15901);
     const reference r = exact_product(x);
     for (config cfg : configs)
       for (Layout lc : layouts) {
