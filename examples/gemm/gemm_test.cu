@@ -69,7 +69,8 @@ constexpr double u = 0x1p-24;
 enum class config { standard, p4 };
 constexpr config configs[2] = {config::standard, config::p4};
 constexpr int default_chain = 16, default_products = 3;
-const char* name(config c) {
+// (std::string: doctest's INFO and MESSAGE print a const char* as an address.)
+std::string name(config c) {
   return c == config::standard ? "sgemm<>" : "sgemm<8, 4, 32, 3>";
 }
 ErrorModel model(config c) {
@@ -119,7 +120,7 @@ float draw(rng64& g, dist d) {
 
 matrices make(int m, int n, int k, dist d, std::uint64_t seed) {
   MESSAGE("data m=" << m << " n=" << n << " k=" << k
-                    << (d == dist::uniform ? " uniform" : " spread 2^-20..2^20")
+                    << std::string(d == dist::uniform ? " uniform" : " spread 2^-20..2^20")
                     << " seed=" << seed);
   rng64 g(seed);
   matrices x;
@@ -350,11 +351,11 @@ scan bound_scan(config cfg, const matrices& x, const reference& r, const setup& 
 double check_bound(config cfg, const matrices& x, const reference& r, const setup& s,
                    const outcome& o, int skip_row = -1, int skip_col = -1) {
   const scan q = bound_scan(cfg, x, r, s, o.c, skip_row, skip_col);
-  INFO(name(cfg), " ", s.str());
+  const std::string where = name(cfg) + " " + resolve(s, x).str();
+  INFO(where);
   CHECK_MESSAGE(q.nonfinite == 0, q.nonfinite << " non-finite entries of C");
   CHECK_MESSAGE(q.bad == 0, q.bad << " entries outside the bound; first: " << q.first);
-  MESSAGE(name(cfg) << " " << s.str() << ": max error / bound " << q.worst << ", max error / (u S) "
-                    << q.worst_rel_s);
+  MESSAGE(where << ": max error / bound " << q.worst << ", max error / (u S) " << q.worst_rel_s);
   return q.worst;
 }
 
