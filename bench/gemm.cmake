@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # FP32 GEMM (issue 15): tcr::gemm::sgemm (examples/gemm/gemm.cuh) at its defaults, in three other
 # tunings and with its fused row statistics, against cuBLAS SGEMM, TF32, FP16, the three-GemmEx
-# fp16 split and BF16x9 emulation, with the error of each against cuBLAS DGEMM (tcr_bench_gemm, bench/gemm_bench.cu;
-# bench/gemm_report.py reports). One translation unit. Reuses the harness objects of
-# segmented.cmake (tcr_bench_seg_harness: no CUB or tcr header).
+# fp16 split and BF16x9 emulation, with the error of each against cuBLAS DGEMM (tcr_bench_gemm,
+# bench/gemm_bench.cu; bench/gemm_report.py reports). One translation unit. Reuses the harness
+# objects of segmented.cmake (tcr_bench_seg_harness: no CUB or tcr header).
 add_executable(tcr_bench_gemm gemm_bench.cu)
 target_link_libraries(tcr_bench_gemm PRIVATE tcr_bench_seg_harness tcr::tcr CUDA::cublas
   benchmark::benchmark)

@@ -15,8 +15,8 @@ shape) and the error max |C - D| / max |D| against cuBLAS DGEMM; then the error-
 the default (throttled); "non-finite" marks a C with Inf or NaN (the fp16 methods on spread
 data); "skipped: ..." a case that did not run (e.g. BF16x9 that cuBLAS refuses on this GPU).
 Writes OUTDIR/gemm_error_vs_k.png (error against K, log-log, one panel per data set, from the
-sweep, and the M = N = 1024 speed points of the swept methods) when matplotlib is there; --write also writes
-OUTDIR/gemm_report.md.
+sweep and the M = N = 1024 speed points of the swept methods) when matplotlib is there; --write
+also writes OUTDIR/gemm_report.md.
 """
 import argparse
 import os
