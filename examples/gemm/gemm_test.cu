@@ -226,6 +226,21 @@ setup resolve(setup s, const matrices& x) {
   return s;
 }
 
+// The 8 layout combinations, everything else default.
+std::vector<setup> all_layouts() {
+  std::vector<setup> r;
+  for (Layout la : layouts)
+    for (Layout lb : layouts)
+      for (Layout lc : layouts) {
+        setup s;
+        s.la = la;
+        s.lb = lb;
+        s.lc = lc;
+        r.push_back(s);
+      }
+  return r;
+}
+
 // What one call left: C (logical, row-major), C's storage as it was before and after, and the
 // row statistics when asked for.
 struct outcome {
@@ -646,21 +661,15 @@ TEST_SUITE("gpu") {
     for (config cfg : configs) {
       std::vector<float> first;
       bool same = true;
-      for (Layout la : layouts)
-        for (Layout lb : layouts)
-          for (Layout lc : layouts) {
-            setup s;
-            s.la = la;
-            s.lb = lb;
-            s.lc = lc;
-            const outcome o = run(cfg, x, s);
-            check_bound(cfg, x, r, s, o);
-            check_padding(x, s, o);
-            if (first.empty())
-              first = o.c;
-            else
-              same = same && same_bits(first, o.c);
-          }
+      for (const setup& s : all_layouts()) {
+        const outcome o = run(cfg, x, s);
+        check_bound(cfg, x, r, s, o);
+        check_padding(x, s, o);
+        if (first.empty())
+          first = o.c;
+        else
+          same = same && same_bits(first, o.c);
+      }
       // Not a contract of the header, an observation: the split copies of A and B do not depend
       // on the layouts, so neither do the results.
       WARN_MESSAGE(same, name(cfg) << ": results differ between layouts");
@@ -687,19 +696,13 @@ TEST_SUITE("gpu") {
   TEST_CASE("gemm: leading dimensions above the minimum; padding of C untouched") {
     const matrices x = make(33, 127, 129, dist::uniform, 15201);
     const reference r = exact_product(x);
-    for (Layout la : layouts)
-      for (Layout lb : layouts)
-        for (Layout lc : layouts) {
-          setup s;
-          s.la = la;
-          s.lb = lb;
-          s.lc = lc;
-          s = resolve(s, x);
-          s.lda += 3;
-          s.ldb += 5;
-          s.ldc += 7;
-          run_and_check(x, r, s);
-        }
+    for (setup s : all_layouts()) {
+      s = resolve(s, x);
+      s.lda += 3;
+      s.ldb += 5;
+      s.ldc += 7;
+      run_and_check(x, r, s);
+    }
     setup wide; // a leading dimension far above the minimum
     wide.lda = x.k + 1000;
     wide.ldb = x.n + 128;
