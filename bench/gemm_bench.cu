@@ -503,11 +503,14 @@ void run_point(benchmark::State& state, const point& p) {
       prepare_half(p);
     cublasStatus_t blas = CUBLAS_STATUS_SUCCESS;
     const cudaError_t e = call(p, &blas); // warm-up, and the C the error is measured on
-    if (p.m == method::bf16x9 && blas != CUBLAS_STATUS_SUCCESS) {
+    if (blas != CUBLAS_STATUS_SUCCESS) {
       cudaGetLastError();
-      state.SkipWithError(("unsupported: cuBLAS refuses CUBLAS_COMPUTE_32F_EMULATED_16BFX9 here "
-                           "(status " +
-                           std::to_string(static_cast<int>(blas)) + ")")
+      const std::string st = std::to_string(static_cast<int>(blas));
+      state.SkipWithError((p.m == method::bf16x9
+                               ? "unsupported: cuBLAS refuses CUBLAS_COMPUTE_32F_EMULATED_16BFX9 "
+                                 "here (status " +
+                                     st + ")"
+                               : "cuBLAS status " + st)
                               .c_str());
       return;
     }
