@@ -358,16 +358,6 @@ void add_context(const settings& s) {
   }
 }
 
-bool asks_for_list(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true" ||
-        a == "--benchmark_list_tests=1")
-      return true;
-  }
-  return false;
-}
-
 } // namespace
 } // namespace tcr::bench
 
