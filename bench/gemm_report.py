@@ -28,8 +28,8 @@ from report import load  # noqa: E402  (reads a JSON file cut short, or its .gz)
 
 THROTTLE = 0.75
 METHODS = [
-    ("tcr", "tcr sgemm<>"),
-    ("tcr.c16.bk32.s4", "tcr sgemm<16,3,32,4>"),
+    ("tcr", "tcr sgemm<> (Chain 4)"),
+    ("tcr.c16", "tcr sgemm<16>"),
     ("tcr.c8.bk64.s2", "tcr sgemm<8,3,64,2>"),
     ("tcr.c4.bk32.s4", "tcr sgemm<4,3,32,4>"),
     ("tcr.rowstats", "tcr sgemm<> + row stats"),

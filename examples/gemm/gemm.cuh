@@ -32,7 +32,7 @@
 // product before alpha and beta, P_ij, satisfies
 //     |AB_ij - P_ij| <= (e_split + e_mma) S_ij + 2^-38 k amax_i bmax_j + u |P_ij|       (**)
 // with e_split = 12.004 u (Products = 3; 8.002 u with 4) and e_mma = 36 Products Chain 2^-23
-// (Chain = 16, the default: 3456 u; Chain = 4: 864 u): a worst case independent of k, where cuBLAS
+// (Chain = 4, the default: 864 u; Chain = 16: 3456 u): a worst case independent of k, where cuBLAS
 // SGEMM's is about k u S (its error grows with k; here only the 2^-38 floor does, and it is 2^-14 u
 // per term). The floor comes from fp16's subnormals: an entry far below its row's (column's)
 // maximum keeps an absolute accuracy of 2^-39 amax, not a relative one. gemm_error_model() returns
@@ -55,13 +55,19 @@
 // A size query (d_temp == nullptr) checks only m, n and k. C must not overlap A, B or the
 // workspace. Launch errors are returned as they come (the workspace may then hold partial data).
 //
-// Tuning (template parameters, defaults measured on the H200 at 4096^3 and 8192^3 with
-// bench/gemm_bench.cu): Chain, k16-steps per fold (16); Products, 3 or 4 (3); BlockK, k per
-// pipeline stage, 32 or 64 (64); Stages (2). Tiles: 128 x 128 per block of 8 warps (64 x 32
-// each), cp.async stages of the four fp16 tiles, swizzled shared memory read by ldmatrix with
-// the next k16-step's fragments loading during this one's MMAs; the folds' float sums live in
-// shared memory (64 KiB), which frees the registers for that double buffer. One block per SM
-// (255 registers a thread): shapes of fewer than about 132 tiles of 128 x 128 leave SMs idle.
+// Tuning (template parameters; measured on the H200, bench/results/2026-12-01-h200-gemm-*):
+// Chain, k16-steps per fold (default 4); Products, 3 or 4 (3); BlockK, k per pipeline stage, 32
+// or 64 (64); Stages (2). The error grows with Chain and not with k, the speed with Chain: on
+// uniform [-1, 1] data at 4096^3, Chain 4 / 8 / 16 give errors 3.4e-7 / 6.2e-7 / 1.06e-6
+// (SGEMM 2.0e-6) at 1.9x / 2.0x / 2.2x SGEMM's speed. The default is the accurate one: its
+// error is below SGEMM's on every shape measured but one (k = 256 with exponents spread over
+// 2^-20 .. 2^20, where one product dominates an entry: SGEMM's products are exact, the two fp16
+// terms hold 23 of a float's 24 bits). sgemm<16> is the fast choice for large k.
+// Tiles: 128 x 128 per block of 8 warps (64 x 32 each), cp.async stages of the four fp16
+// tiles, swizzled shared memory read by ldmatrix with the next k16-step's fragments loading
+// during this one's MMAs; the folds' float sums live in shared memory (64 KiB), which frees the
+// registers for that double buffer. One block per SM (255 registers a thread); shapes of fewer
+// than 128 tiles of 128 x 128 split k (splits_for).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -93,16 +99,9 @@ struct ErrorModel {
   double small;          // fp16 subnormal floor, per k amax bmax
   double final_rounding; // the float rounding of s + e
 };
-// The chain length sgemm<0, ...> (the default) uses for a given k (see launch_auto_chain).
-constexpr int chain_for(int k) {
-  return k < 1024 ? 4 : k < 4096 ? 8 : 16;
-}
-
-// Chain = 0 (chosen by k): the bound of the longest chain it may pick, 16; pass chain_for(k)
-// for the tighter bound of a given k.
 template <int Chain, int Products>
 constexpr ErrorModel gemm_error_model() {
-  constexpr int chain = Chain == 0 ? 16 : Chain;
+  constexpr int chain = Chain;
   // Split: |y - yh - yl| <= 2^-22 |y| + 2^-25 (1 + 2^-11) (scaled units; derivation at
   // split_terms). Product error per |y z|: (2^-22 + 2^-22 (1 + 2^-22)) from the dropped parts of
   // y and z, plus |yl zl| <= 2^-22 (1 + 2^-11)^2 when it is dropped (Products = 3): at most
@@ -401,7 +400,7 @@ template <int Chain, int Products, bool Stats, int BlockK, int Stages>
 __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   using P = Pipe<BlockK, Stages>;
   static_assert(Products == 3 || Products == 4, "tcr::gemm: Products is 3 or 4");
-  static_assert(Chain >= 1 && Chain <= 64, "tcr::gemm: Chain is 1 .. 64 k16-steps (0: by k)");
+  static_assert(Chain >= 1 && Chain <= 64, "tcr::gemm: Chain is 1 .. 64 k16-steps");
   using Mma = tcr::mma::sm80_m16n8k16_f32_f16_f16_f32;
   extern __shared__ __align__(128) unsigned char s_raw[];
 
@@ -744,32 +743,10 @@ cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t st
   return cudaGetLastError();
 }
 
-// Chain = 0 picks the chain length by k (measured on the H200, uniform data: the error grows
-// with Chain and not with k, SGEMM's grows with k): 4 below k = 1024, 8 below 4096, else 16,
-// which keeps the error below about half of SGEMM's at every k.
-template <int Products, bool Stats, int BlockK, int Stages>
-cudaError_t launch_auto_chain(const GemmParams& params, unsigned grid, int k, cudaStream_t stream) {
-  static_assert(chain_for(1023) == 4 && chain_for(4095) == 8 && chain_for(4096) == 16,
-                "launch_auto_chain and chain_for agree");
-  if (k < 1024)
-    return launch_gemm<4, Products, Stats, BlockK, Stages>(params, grid, stream);
-  if (k < 4096)
-    return launch_gemm<8, Products, Stats, BlockK, Stages>(params, grid, stream);
-  return launch_gemm<16, Products, Stats, BlockK, Stages>(params, grid, stream);
-}
-
-template <int Chain, int Products, bool Stats, int BlockK, int Stages>
-cudaError_t launch_chain(const GemmParams& params, unsigned grid, int k, cudaStream_t stream) {
-  if constexpr (Chain == 0)
-    return launch_auto_chain<Products, Stats, BlockK, Stages>(params, grid, k, stream);
-  else
-    return launch_gemm<Chain, Products, Stats, BlockK, Stages>(params, grid, stream);
-}
-
 } // namespace detail
 
 // C = alpha A B + beta C (see the header comment). d_temp == nullptr: size query.
-template <int Chain = 0, int Products = 3, int BlockK = 64, int Stages = 2>
+template <int Chain = 4, int Products = 3, int BlockK = 64, int Stages = 2>
 cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout layout_b,
                   Layout layout_c, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc,
@@ -847,8 +824,8 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   params.tile_counters = reinterpret_cast<unsigned*>(at(w.tile_counters));
   const unsigned grid = static_cast<unsigned>(w.splits * w.m_blocks * w.n_blocks);
   if (stats.row_sum != nullptr || stats.row_sumsq != nullptr)
-    return detail::launch_chain<Chain, Products, true, BlockK, Stages>(params, grid, k, stream);
-  return detail::launch_chain<Chain, Products, false, BlockK, Stages>(params, grid, k, stream);
+    return detail::launch_gemm<Chain, Products, true, BlockK, Stages>(params, grid, stream);
+  return detail::launch_gemm<Chain, Products, false, BlockK, Stages>(params, grid, stream);
 }
 
 } // namespace tcr::gemm
