@@ -26,7 +26,7 @@
 //                              double   2^-53 + 2^-51      2^-1074   0
 //   exact Sum/Asum/Dot: from the exact pair hi = RN(s) = value, lo = RN(s - hi):
 //                       bound = RU(|lo| + u|lo| + eta/2), and 0 when lo = 0 and s lies on a
-//                       grid coarser than eta (every Sum and Asum; Dot into double)
+//                       grid coarser than eta/2 (every Sum and Asum; Dot into double)
 //   (u = 2^-24 / 2^-53; eta/2 = 2^-150 / 2^-1075, half the subnormal spacing, taken as 2^-1074
 //   for double because 2^-1075 is not a double.)
 //
@@ -87,9 +87,8 @@ namespace detail {
 
 // Upward rounding (RU, toward +inf). On the device: the _ru intrinsics, exactly RU. On the host
 // (tests): RU computed from an error-free transformation, exactly RU for add_ru and to_float_ru;
-// mul_ru is exactly RU where |a b| >= 2^-960 (float: 2^-90), and one ulp above the nearest value
-// below that (never less than RU: where the product's error may fall below the subnormals, the
-// error term cannot be trusted, and the next value up of RN(a b) is >= RU(a b)).
+// mul_ru is exactly RU where |a b| >= 2^-960 (float: 2^-90) and may be one value above RU below
+// that (where the product's error term can fall below the subnormals), never below RU.
 template <class T>
 TCR_HD T next_up(T x) {
 #if defined(__CUDA_ARCH__)
@@ -102,9 +101,18 @@ TCR_HD T next_up(T x) {
 #endif
 }
 
+// Host: RU where RN(a op b) = r is not finite. From finite operands RU never gives -inf (the
+// most negative finite value instead); +inf and NaN are RU's answer too.
+template <class T>
+TCR_HD T nonfinite_ru(T r, T a, T b) {
+  const bool finite_operands = is_finite(a) && is_finite(b);
+  return r == -std::numeric_limits<T>::infinity() && finite_operands
+             ? std::numeric_limits<T>::lowest()
+             : r;
+}
+
 // a + b rounded upward. Host: s + e == a + b exactly (two_sum, exact while s is finite), so RU
-// is s where e <= 0 and the next value up where e > 0; an overflow of RN to -inf from finite
-// operands means RU is the most negative finite value (RU never rounds to -inf).
+// is s where e <= 0 and the next value up where e > 0; overflows as nonfinite_ru says.
 template <class T>
 TCR_HD T add_ru(T a, T b) {
 #if defined(__CUDA_ARCH__)
@@ -115,16 +123,16 @@ TCR_HD T add_ru(T a, T b) {
 #else
   const auto [s, e] = two_sum(a, b);
   if (!is_finite(s))
-    return s == -std::numeric_limits<T>::infinity() && is_finite(a) && is_finite(b)
-               ? std::numeric_limits<T>::lowest()
-               : s;
+    return nonfinite_ru(s, a, b);
   return e > T(0) ? next_up(s) : s;
 #endif
 }
 
 // a * b rounded upward. Host: p + e == a b exactly (two_prod) where |p| >= 2^-960 (float 2^-90):
-// then ulp(a) ulp(b) >= 2^-1074 (2^-149), so the error is a multiple of the smallest subnormal
-// and fma returns it exactly. Below that, p = RN(a b) and the next value up of p is >= RU(a b).
+// the exponents then add up to at least -962 (float: -92), above two_prod's limit e_min + p - 1
+// = -970 (float: -103; eft.cuh), a subnormal factor meeting a correspondingly large other one.
+// Below that, p = RN(a b), e's sign is right where e != 0, and the next value up of p is
+// >= RU(a b) where e = 0 may hide a positive error.
 template <class T>
 TCR_HD T mul_ru(T a, T b) {
 #if defined(__CUDA_ARCH__)
@@ -136,9 +144,7 @@ TCR_HD T mul_ru(T a, T b) {
   constexpr T trusted = std::is_same_v<T, float> ? T(0x1p-90) : T(0x1p-960);
   const auto [p, e] = two_prod(a, b);
   if (!is_finite(p))
-    return p == -std::numeric_limits<T>::infinity() && is_finite(a) && is_finite(b)
-               ? std::numeric_limits<T>::lowest()
-               : p;
+    return nonfinite_ru(p, a, b);
   if (abs(p) >= trusted)
     return e > T(0) ? next_up(p) : p;
   if (a == T(0) || b == T(0) || e < T(0))
