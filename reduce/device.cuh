@@ -57,23 +57,22 @@
 // canonical partial state instead (exact modes only, else cudaErrorInvalidValue): merge the
 // partials of parts of the data with tcr::exact_merge, in any order, and round with
 // tcr::exact_finish<Out> (the empty partial gives -0): the same bits as one call on all of it.
-// Certified results: a d_out of type tcr::certified<float> or tcr::certified<double>
+// Certified results: a d_out whose value type is tcr::certified<float> or tcr::certified<double>
 // (compensated/certified.cuh) receives {value, error_bound} from Sum, Asum, Dot and Nrm2, with
-// |value - s| <= error_bound (Nrm2: the exact norm), in the same single launch. value is the
-// plain call's result into float / double; the bound is computed from the proven bound of the
+// |value - s| <= error_bound (Nrm2: s the exact norm), from the same single launch. value is
+// what the plain call gives into float / double; the bound is the proven bound of the
 // accumulator that produced it, evaluated at value and (compensated Sum, Asum, Dot) at
-// S = sum |x_i| (Dot: sum |x_i y_i|) summed in the same pass with upward rounding; every step
-// of the bound rounds upward. Accuracy::compensated (and ::fast, which runs the compensated path
-// for a certified result): float: 2^-24 |value| + 2^-42 S + 2^-150; double: 2^-53 |value| +
-// 2^-99 S + 2^-1074, i.e. at most half of the contract above plus rounding (Nrm2: about u
-// |value|). The exact modes: the distance to the exact value itself, from the exact remainder
-// RN(s - value), to a factor 1 + 2^-21 (0 where the value is exact). NaN values get a NaN bound,
-// infinite ones +inf; n = 0 gives {+0, 0}; more than 2^35 elements give the bound +inf. The
-// magnitudes cost an upward FP64 addition per element (Dot: and a product) on the compensated
-// path; that cost is not measured yet. Inputs: the
+// S = sum |x_i| (Dot: sum |x_i y_i|), summed in the same pass; every step of it rounds upward.
+// Accuracy::compensated (and ::fast, which runs the compensated path for a certified result):
+// 2^-24 |value| + 2^-42 S + 2^-150 (float), 2^-53 |value| + 2^-99 S + 2^-1074 (double), at most
+// half the contract above plus rounding; Nrm2: about u |value|. The exact modes: the distance to
+// the exact value, from the exact remainder RN(s - value), to a factor 1 + 2^-21 (0 where the
+// value is exact). A NaN value gets a NaN bound, an infinite one +inf; n = 0 gives {+0, 0};
+// more than 2^35 elements give the bound +inf. The magnitudes cost an upward FP64 addition per
+// element (Dot: and a product) on the compensated path, not measured yet. Inputs: the
 // floating-point types; certified<float> takes no double operand (use certified<double>).
-// Engine::tensor_core gives cudaErrorNotSupported (the CUDA cores always run certified calls);
-// the checks and errors are those of the plain call. Constants, proofs and tightness:
+// Engine::tensor_core gives cudaErrorNotSupported (certified calls always run on the CUDA
+// cores); otherwise the checks and errors are the plain call's. Constants, proofs, tightness:
 // compensated/certified.cuh.
 // Engine: Engine::automatic picks by measurement (the plan table below): CUDA cores for every
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
