@@ -6,20 +6,25 @@
 //                       the exact result s (Sum, Asum, Dot: the exact sum; Nrm2: the exact norm).
 //
 // A d_out of value type certified<T> makes tcr::DeviceReduce::Sum, Asum, Dot and Nrm2 return
-// both in one launch (reduce/device.cuh). The bound comes from the proven error bound of the
-// accumulator that produced the value, evaluated at the value itself (not at the unknown s) and
-// at a sum of magnitudes S = sum |x_i| (Dot: sum |x_i y_i|) accumulated beside it:
+// both in one launch (reduce/device.cuh). Every bound is the proven error bound of the
+// accumulator that produced the value, evaluated in the same pass, every operation of it rounded
+// upward (RU: add_ru, mul_ru, fma_ru below):
 //
-//   bound = RU(k1 |value| + k0 + kS S_up)      (then rounded upward to T)
-//
-// with every operation rounded upward (RU: add_ru, mul_ru below) and S_up >= S (S_up is summed
-// with add_ru from terms that are each >= the exact |x_i| or |x_i y_i|; upward rounding is
-// monotone, so every partial sum of nonnegative terms is >= the exact sum of its terms, whatever
-// the tree of additions and merges). The constants (certified_terms below, proofs beside them):
+//   compensated Sum/Asum/Dot, float result (certified_float_accumulator): a running bound. The
+//     proof of the float machinery's 2^-42 S (compensated/chunked.cuh, reductions.cuh's
+//     rounded_partial) is evaluated on the data instead of bounded by S: what each chunk's f32
+//     Sum2 chain, each fold into the double Neumaier state, each thread's rounding to double and
+//     each merge of partials can lose, from the rounded values themselves (tracked_float_chunks),
+//     plus 2^-24 |value| + 2^-150 for the final rounding. It never exceeds the closed form below
+//     with kS = 2^-42 (each of its terms is bounded by the corresponding term of that proof).
+//   every other compensated case: bound = RU(k1 |value| + k0 + kS S_up), S_up >= S = sum |x_i|
+//     (Dot: sum |x_i y_i|) summed beside the value with add_ru from terms each >= the exact
+//     |x_i| or |x_i y_i| (upward rounding is monotone, so every partial sum of nonnegative terms
+//     is >= the exact sum of its terms, whatever the tree of additions and merges):
 //
 //   mode                       result   k1                 k0        kS
-//   compensated Sum/Asum/Dot   float    2^-24              2^-150    2^-42
-//                              double   2^-53              2^-1074   2^-99
+//   compensated Sum/Asum/Dot   double   2^-53              2^-1074   2^-99
+//   (the closed form, float)   float    2^-24              2^-150    2^-42
 //   compensated Nrm2           float    2^-24 + 2^-39      2^-149    0
 //                              double   2^-53 + 2^-99      2^-1074   0
 //   exact Nrm2                 float    2^-24 + 2^-51      2^-149    0
@@ -31,17 +36,19 @@
 //   for double because 2^-1075 is not a double.)
 //
 // Tightness. Compensated Sum/Asum/Dot: the bound is at most (1 + 2^-15)(u|s| + kS S) + 2^-148
-// (float; double: + 2^-1072), since |value| <= |s| + 2u|s| + 2^-40 S (the contract), each
-// upward addition of nonnegative terms errs by less than 2^-52 relative, so S_up <= (1 + 2^-52)^n
-// S < (1 + 2^-16) S for n < 2^35 terms (Dot into double: plus n 2^-1074 from products below the
-// subnormals), and the bound's own few upward roundings (and the one to float) add less than
-// 2^-22 relative and 2^-149 (double: 3 * 2^-1074) absolute. That is half of the documented
+// (float, kS = 2^-42; double: + 2^-1072), since |value| <= |s| + 2u|s| + 2^-40 S (the contract),
+// each upward addition of nonnegative terms errs by less than 2^-52 relative, so S_up <= (1 +
+// 2^-52)^n S < (1 + 2^-16) S for n < 2^35 terms (Dot into double: plus n 2^-1074 from products
+// below the subnormals), and the bound's own upward roundings (and the one to float) add less
+// than 2^-22 relative and 2^-149 (double: 3 * 2^-1074) absolute. That is half of the documented
 // contract's u|s| term and a quarter (float; double 2^-11) of its S term (2u|s| + 2^-40 S, double
-// 2u|s| + 2^-88 S: reduce/device.cuh). It is a worst-case bound: on well-conditioned data (S
-// close to |s|) it is about half an ulp of the value, whatever the actual error (often less); the
-// S term takes over once S/|s| exceeds 2^18 (float) or 2^46 (double). Exact modes: the bound is
-// the actual error |value - s| to within a factor 1 + 2^-21, plus 2^-148 (double: 2^-1072), and 0
-// whenever a Sum's or Asum's value is exact. Nrm2: a relative bound of about u |value|.
+// 2u|s| + 2^-88 S: reduce/device.cuh). These are worst cases: on well-conditioned data (S close
+// to |s|) the bound is about half an ulp of the value, whatever the actual error (often less);
+// on ill-conditioned float data the running bound follows the roundings that happened, about
+// 100 times below the closed form on GenSum data (the host test prints both). Exact modes: the
+// bound is the actual error |value - s| to within a factor 1 + 2^-21, plus 2^-148 (double:
+// 2^-1072), and 0 whenever a Sum's or Asum's value is exact. Nrm2: a relative bound of about
+// u |value|.
 //
 // Special values: a NaN value gets a NaN bound; an infinite value (an Inf input, or a result
 // beyond T's range) gets +inf; an S that overflows double (double inputs whose magnitudes add
@@ -59,6 +66,7 @@
 #include "convert.cuh"
 #include "double_word.cuh"
 #include "eft.cuh"
+#include "reductions.cuh"
 
 namespace tcr {
 
@@ -150,6 +158,19 @@ TCR_HD T mul_ru(T a, T b) {
   if (a == T(0) || b == T(0) || e < T(0))
     return p; // exact zero, or RN rounded up (e < 0 holds even where e is inexact: its sign is)
   return next_up(p);
+#endif
+}
+
+// a * b + c rounded upward, or (host) an upper bound of it: mul_ru, then add_ru.
+template <class T>
+TCR_HD T fma_ru(T a, T b, T c) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>)
+    return __fmaf_ru(a, b, c);
+  else
+    return __fma_ru(a, b, c);
+#else
+  return add_ru(mul_ru(a, b), c);
 #endif
 }
 
@@ -268,6 +289,158 @@ TCR_HD T exact_pair_bound(T hi, T lo) {
 }
 
 } // namespace detail
+
+namespace detail {
+
+// chunked_sum<float> (compensated/chunked.cuh) with a running bound on what its chunks and folds
+// lose: the same arithmetic on the same state (chunked_sum<float>::add_chunk and add_dot_chunk
+// done here step by step through its public add_pair and add, so the value is bit for bit the
+// plain accumulator's), and beside it `lost`, rounded upward, >= |state.sum + state.comp - (the
+// exact sum of its inputs)|. Every bound below is relative to a rounded value, so it holds in
+// the subnormal range too (float additions are exact there, and sums of products of floats are
+// multiples of 2^-298, normal in double).
+//   A chunk of L >= 2 floats (sum2_chain): (t, c) = two_sum(x_0, x_1), then (t, e_i) =
+// two_sum(t, x_i) and c_i = RN(c_{i-1} + e_i) for i = 2 .. L - 1. The two_sums are exact, so
+// t + c differs from sum x by the roundings of c alone: at most u sum_{i >= 2} |c_i| (u = 2^-24).
+// The fold add_pair(t, c) (two_sum(sum, t) exact; comp1 = RN(comp + e); comp2 = RN(comp1 + c))
+// loses at most u_d (|comp1| + |comp2|) <= u_d ((2 + u_d)|comp2| + |c|) (u_d = 2^-53; comp1 + c
+// = comp2 (1 + d), |d| <= u_d). So lost grows by u (sum |c_i| + 2^-29 |c|) (summed in float,
+// upward) plus 2^-52 (1 + 2^-52) |comp2|.
+//   A chunk whose chain leaves the finite range is summed in double (chunked_sum<float>'s rare
+// path: L - 1 roundings, at most (L - 1) u_d (1 + 2^-40) sum |x|, the magnitudes summed upward)
+// and folded by add (one rounding of comp: u_d |comp2|). A single term (add: e4m3 chunk sums,
+// exact) costs the same one rounding. A dot chunk (add_dot_chunk: products exact in double,
+// d_1 = x_0 y_0, d_k = RN(x_k y_k + d_{k-1})) loses u_d sum_{k >= 2} |d_k|, then folds by add.
+// Inf and NaN inputs make lost Inf or NaN (and the value non-finite).
+struct tracked_float_chunks {
+  chunked_sum<float> state;
+  double lost = 0.0;
+
+  static constexpr double fold_coef = 0x1p-52 + 0x1p-104; // 2^-52 (1 + 2^-52), times |comp2|
+
+  TCR_HD void add(double x) {
+    state.add(x);
+    fold();
+  }
+  template <int L>
+  TCR_HD void add_chunk(const float (&x)[L]) {
+    if constexpr (L == 1) {
+      state.add_chunk(x); // the pair (x_0, 0): one fold
+    } else {
+      auto [t, c] = two_sum(x[0], x[1]);
+      float rounded = 0.0f; // >= sum_{i >= 2} |c_i|
+      TCR_UNROLL
+      for (int i = 2; i < L; ++i) {
+        const auto [t2, e] = two_sum(t, x[i]);
+        t = t2;
+        c = add_rn(c, e);
+        rounded = add_ru(rounded, abs(c));
+      }
+      if (is_finite(t)) {
+        state.add_pair(static_cast<double>(t), static_cast<double>(c));
+        rounded = fma_ru(abs(c), 0x1p-29f, rounded);
+        lost = fma_ru(0x1p-24, static_cast<double>(rounded), lost);
+      } else {
+        double d = static_cast<double>(x[0]);
+        double magnitudes = abs(d);
+        TCR_UNROLL
+        for (int i = 1; i < L; ++i) {
+          d = add_rn(d, static_cast<double>(x[i]));
+          magnitudes = add_ru(magnitudes, static_cast<double>(abs(x[i])));
+        }
+        state.add(d);
+        lost = fma_ru((L - 1) * 0x1p-53 * (1.0 + 0x1p-40), magnitudes, lost);
+      }
+    }
+    fold();
+  }
+  template <int L>
+  TCR_HD void add_dot_chunk(const float (&x)[L], const float (&y)[L]) {
+    double d = mul_rn(static_cast<double>(x[0]), static_cast<double>(y[0])); // exact
+    double rounded = 0.0;                                                    // >= sum |d_k|
+    TCR_UNROLL
+    for (int i = 1; i < L; ++i) {
+      d = fma_rn(static_cast<double>(x[i]), static_cast<double>(y[i]), d);
+      rounded = add_ru(rounded, abs(d));
+    }
+    state.add(d);
+    lost = fma_ru(0x1p-53, rounded, lost);
+    fold();
+  }
+  // Products exact in float (the precondition of chunked_sum<float>'s version): a chunk of them.
+  template <int L>
+  TCR_HD void add_exact_products_chunk(const float (&x)[L], const float (&y)[L]) {
+    float p[L];
+    TCR_UNROLL
+    for (int i = 0; i < L; ++i)
+      p[i] = mul_rn(x[i], y[i]);
+    add_chunk(p);
+  }
+  TCR_HD double value() const { return state.value(); }
+
+private:
+  TCR_HD void fold() { lost = fma_ru(fold_coef, abs(state.comp), lost); }
+};
+
+} // namespace detail
+
+// The compensated Sum, Asum and Dot of the float machinery (reductions.cuh's sum_accumulator<
+// float> and dot_accumulator<float>: the same chunks, so the same value) with a running bound
+// instead of the worst case: each thread's tracked_float_chunks bound, plus the rounding of its
+// value to double (u_d |v|), each merge of partials (one double addition, u_d |merged|) and the
+// final rounding to float (2^-24 |value| + 2^-150); all upward. Against the closed form
+// (compensated_terms<float>: 2^-42 S): a chunk of L <= 8 loses at most u^2 (L - 2)(L - 1) S_chunk
+// (1 + 2^-20) <= 42 u^2 S_chunk < 2^-42.6 S_chunk (|c_i| <= (1 + 2^-21) u T and T <= (L - 1)
+// (1 + 2^-21) S_chunk, T the sum of the chain's |t_i|), the folds at most 2^-48 S (|comp| <=
+// 2^-21 S, as chunked.cuh shows, over at most 2^25 folds a thread), the threads' roundings u_d S
+// and the at most 64 merge levels 2^-47 S: together below 2^-42 S.
+struct certified_float_accumulator {
+  struct partial_type {
+    double value; // as float_result_base's rounded_partial
+    double bound; // >= |value - (exact sum of the inputs folded into it)|
+  };
+  using compact_type = void;
+
+  detail::tracked_float_chunks state;
+  bool unproven = false;
+
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    detail::add_sum_inputs<float, sum_accumulator<float>::chunk_length<X>, false>(state, x);
+  }
+  template <class X, int N>
+  TCR_HD void add_magnitudes(const X (&x)[N]) {
+    detail::add_sum_inputs<float, sum_accumulator<float>::chunk_length<X>, true>(state, x);
+  }
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    dot_accumulator<float>::add_to(state, x, y);
+  }
+
+  TCR_HD partial_type partial() const {
+    const double v = state.value();
+    return {v, detail::fma_ru(0x1p-53, detail::abs(v), state.lost)};
+  }
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    const double v = detail::add_rn(a.value, b.value);
+    return {v, detail::fma_ru(0x1p-53, detail::abs(v), detail::add_ru(a.bound, b.bound))};
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(std::is_same_v<Out, certified<float>>,
+                  "tcr::certified_float_accumulator: the result is tcr::certified<float>");
+    Out r;
+    r.value = static_cast<float>(p.value); // as float_result_base::finish (RN)
+    r.error_bound = detail::certified_bound(r.value, {0x1p-24, 0x1p-150, 1.0}, p.bound);
+    if (unproven && r.value == r.value)
+      r.error_bound = detail::infinity<float>();
+    return r;
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return Out{};
+  }
+};
 
 // A compensated accumulator (compensated/reductions.cuh's sum_accumulator, dot_accumulator,
 // nrm2_accumulator; Inner) with the certificate of its result: Sum, Asum and Dot also add the

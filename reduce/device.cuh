@@ -61,19 +61,19 @@
 // (compensated/certified.cuh) receives {value, error_bound} from Sum, Asum, Dot and Nrm2, with
 // |value - s| <= error_bound (Nrm2: s the exact norm), from the same single launch. value is
 // what the plain call gives into float / double; the bound is the proven bound of the
-// accumulator that produced it, evaluated at value and (compensated Sum, Asum, Dot) at
-// S = sum |x_i| (Dot: sum |x_i y_i|), summed in the same pass; every step of it rounds upward.
+// accumulator that produced it, evaluated in the same pass, every step of it rounded upward.
 // Accuracy::compensated (and ::fast, which runs the compensated path for a certified result):
-// 2^-24 |value| + 2^-42 S + 2^-150 (float), 2^-53 |value| + 2^-99 S + 2^-1074 (double), at most
-// half the contract above plus rounding; Nrm2: about u |value|. The exact modes: the distance to
-// the exact value, from the exact remainder RN(s - value), to a factor 1 + 2^-21 (0 where the
-// value is exact). A NaN value gets a NaN bound, an infinite one +inf; n = 0 gives {+0, 0};
-// more than 2^35 elements give the bound +inf. The magnitudes cost an upward FP64 addition per
-// element (Dot: and a product) on the compensated path, not measured yet. Inputs: the
-// floating-point types; certified<float> takes no double operand (use certified<double>).
-// Engine::tensor_core gives cudaErrorNotSupported (certified calls always run on the CUDA
-// cores); otherwise the checks and errors are the plain call's. Constants, proofs, tightness:
-// compensated/certified.cuh.
+// float results carry a running bound of what the chunks, folds and merges lost, never above
+// 2^-24 |value| + 2^-42 S + 2^-150 (S = sum |x_i|, Dot: sum |x_i y_i|); double results
+// 2^-53 |value| + 2^-99 S + 2^-1074 with S summed beside the value; at most half the contract
+// above plus rounding. Nrm2: about u |value|. The exact modes: the distance to the exact value,
+// from the exact remainder RN(s - value), to a factor 1 + 2^-21 (0 where the value is exact).
+// A NaN value gets a NaN bound, an infinite one +inf; n = 0 gives {+0, 0}; more than 2^35
+// elements give the bound +inf. The bound costs about one extra FP64 operation per element or
+// less on the compensated path (not measured yet). Inputs: the floating-point types;
+// certified<float> takes no double operand (use certified<double>). Engine::tensor_core gives
+// cudaErrorNotSupported (certified calls always run on the CUDA cores); otherwise the checks and
+// errors are the plain call's. Constants, proofs, tightness: compensated/certified.cuh.
 // Engine: Engine::automatic picks by measurement (the plan table below): CUDA cores for every
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
 // tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16 from 2^16 elements.
@@ -629,8 +629,12 @@ cudaError_t run_certified(void* d_temp_storage, std::size_t& temp_storage_bytes,
                                     options); // the size query, then cudaErrorNotSupported
     }
   } else {
+    // The float machinery's Sum, Asum and Dot carry a running bound; Nrm2 and the double
+    // machinery the sum of magnitudes.
     using Inner = typename reduction_for<Op, X, Y, T>::accumulator;
-    using Acc = certified_accumulator<Inner, norm>;
+    constexpr bool running = !norm && !reduction_for<Op, X, Y, T>::double_result;
+    using Acc = std::conditional_t<running, certified_float_accumulator,
+                                   certified_accumulator<Inner, norm>>;
     using R = reduction<Acc, X, YT, Out, Op == op_kind::asum, XS, YSrc, OutIt>;
     if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
       return cudaErrorNotSupported;

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -157,14 +159,14 @@ enum class kind { sum, asum, dot, nrm2 };
 
 // Threads take vectors of V elements grid-strided, the rest one element at a time; the
 // partials are merged in a balanced tree; finish or empty_result gives the certified result.
-template <class T, kind K, class Acc, class X>
-certified<T> reduce_host(const Acc& fresh, const std::vector<X>& x, const std::vector<X>& y,
-                         int threads = 96) {
+template <class Out, kind K, class Acc, class X>
+Out reduce_host(const Acc& fresh, const std::vector<X>& x, const std::vector<X>& y,
+                int threads = 96) {
   constexpr int V = 16 / sizeof(X) < 4 ? 4 : 16 / sizeof(X);
   using P = typename Acc::partial_type;
   const std::size_t n = x.size();
   if (n == 0)
-    return fresh.template empty_result<certified<T>>();
+    return fresh.template empty_result<Out>();
   std::vector<Acc> acc(threads, fresh);
   const std::size_t nvec = n / V;
   for (std::size_t v = 0; v < nvec; ++v) {
@@ -204,13 +206,21 @@ certified<T> reduce_host(const Acc& fresh, const std::vector<X>& x, const std::v
       next.push_back(parts.back());
     parts.swap(next);
   }
-  return fresh.template finish<certified<T>>(parts[0]);
+  return fresh.template finish<Out>(parts[0]);
 }
 
+// What DeviceReduce uses: the running bound for float results, the sum of magnitudes for double
+// ones; and the sum-of-magnitudes form for float results too (s_ prefix).
 template <class T>
-using sum_acc = tcr::certified_accumulator<tcr::sum_accumulator<T>, false>;
+using sum_acc = std::conditional_t<std::is_same_v<T, float>, tcr::certified_float_accumulator,
+                                   tcr::certified_accumulator<tcr::sum_accumulator<T>, false>>;
 template <class T>
-using dot_acc = tcr::certified_accumulator<tcr::dot_accumulator<T>, false>;
+using dot_acc = std::conditional_t<std::is_same_v<T, float>, tcr::certified_float_accumulator,
+                                   tcr::certified_accumulator<tcr::dot_accumulator<T>, false>>;
+template <class T>
+using s_sum_acc = tcr::certified_accumulator<tcr::sum_accumulator<T>, false>;
+template <class T>
+using s_dot_acc = tcr::certified_accumulator<tcr::dot_accumulator<T>, false>;
 template <class T>
 using nrm2_acc = tcr::certified_accumulator<tcr::nrm2_accumulator<T>, true>;
 template <class T>
@@ -241,19 +251,27 @@ void check_sum(const std::vector<X>& x, int threads = 96) {
         v = std::fabs(v);
       return a;
     }());
-    const certified<X> c = absolute ? reduce_host<X, kind::asum>(sum_acc<X>{}, x, {}, threads)
-                                    : reduce_host<X, kind::sum>(sum_acc<X>{}, x, {}, threads);
-    INFO("compensated: value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double(),
-         ", bound / error ", cert::overestimate(c.value, c.error_bound, s));
-    CHECK(cert::covers(c.value, c.error_bound, s));
-    if (std::isfinite(c.value)) // (an exact result beyond X's range: value and bound +inf)
-      CHECK(cert::tight_compensated<X>(c.error_bound, s, S));
+    const auto run = [&](auto fresh) {
+      return absolute ? reduce_host<certified<X>, kind::asum>(fresh, x, {}, threads)
+                      : reduce_host<certified<X>, kind::sum>(fresh, x, {}, threads);
+    };
+    // The plain accumulator's value, bit for bit.
+    const X plain = absolute ? reduce_host<X, kind::asum>(tcr::sum_accumulator<X>{}, x, {}, threads)
+                             : reduce_host<X, kind::sum>(tcr::sum_accumulator<X>{}, x, {}, threads);
+    for (const certified<X>& c : {run(sum_acc<X>{}), run(s_sum_acc<X>{})}) {
+      INFO("compensated: value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double(),
+           ", bound / error ", cert::overestimate(c.value, c.error_bound, s));
+      CHECK(std::memcmp(&c.value, &plain, sizeof plain) == 0);
+      CHECK(cert::covers(c.value, c.error_bound, s));
+      if (std::isfinite(c.value)) // (an exact result beyond X's range: value and bound +inf)
+        CHECK(cert::tight_compensated<X>(c.error_bound, s, S));
+    }
     // The exact accumulator takes magnitudes as plain inputs (the device clears sign bits).
     std::vector<X> a(x);
     if (absolute)
       for (X& v : a)
         v = std::fabs(v);
-    const certified<X> e = reduce_host<X, kind::sum>(exact_acc<X>{}, a, {}, threads);
+    const certified<X> e = reduce_host<certified<X>, kind::sum>(exact_acc<X>{}, a, {}, threads);
     INFO("exact: value ", e.value, ", bound ", e.error_bound);
     CHECK(cert::covers(e.value, e.error_bound, s));
     if (std::isfinite(e.value))
@@ -272,18 +290,22 @@ void check_dot(const std::vector<X>& x, const std::vector<X>& y) {
   for (double& v : ay)
     v = std::fabs(v);
   const mp S = tcr::test::exact_dot(ax, ay);
-  const certified<X> c = reduce_host<X, kind::dot>(dot_acc<X>{}, x, y);
-  INFO("value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double(), ", bound / error ",
-       cert::overestimate(c.value, c.error_bound, s));
-  CHECK(cert::covers(c.value, c.error_bound, s));
-  CHECK(cert::tight_compensated<X>(c.error_bound, s, S));
+  const X plain = reduce_host<X, kind::dot>(tcr::dot_accumulator<X>{}, x, y);
+  for (const certified<X>& c : {reduce_host<certified<X>, kind::dot>(dot_acc<X>{}, x, y),
+                                reduce_host<certified<X>, kind::dot>(s_dot_acc<X>{}, x, y)}) {
+    INFO("value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double(),
+         ", bound / error ", cert::overestimate(c.value, c.error_bound, s));
+    CHECK(std::memcmp(&c.value, &plain, sizeof plain) == 0);
+    CHECK(cert::covers(c.value, c.error_bound, s));
+    CHECK(cert::tight_compensated<X>(c.error_bound, s, S));
+  }
 }
 
 template <class X>
 void check_nrm2(const std::vector<X>& x) {
   INFO("Nrm2, n ", x.size());
   const mp ssq = tcr::test::exact_dot(doubles(x), doubles(x));
-  const certified<X> c = reduce_host<X, kind::nrm2>(nrm2_acc<X>{}, x, {});
+  const certified<X> c = reduce_host<certified<X>, kind::nrm2>(nrm2_acc<X>{}, x, {});
   INFO("value ", c.value, ", bound ", c.error_bound);
   CHECK(cert::covers_norm(c.value, c.error_bound, ssq));
   CHECK(c.error_bound <= std::ldexp(std::fabs(c.value), sizeof(X) == 4 ? -23 : -52) +
@@ -341,15 +363,26 @@ TEST_CASE("certified accumulators: subnormals, near overflow, norms") {
   check_sum(wide, 1);
 }
 
-// How far the worst-case bound lies above the actual error (the README quotes this output).
-TEST_CASE("certified accumulators: bound / actual error on GenSum data (printed)") {
+// How far the bounds lie above the actual error: the running bound (what DeviceReduce returns
+// for float results) and the sum-of-magnitudes form (the README quotes this output).
+template <class Acc, kind K>
+void print_overestimates(const char* what) {
   for (double cond : {1e0, 1e4, 1e8, 1e16, 1e32}) {
     double lo = INFINITY, hi = 0;
     for (std::uint64_t seed = 0; seed < 8; ++seed) {
-      INFO("cond ", cond, ", seed ", seed);
-      const std::vector<float> x = tcr::test::gen_sum<float>(100000, cond, seed);
-      const certified<float> c = reduce_host<float, kind::sum>(sum_acc<float>{}, x, {}, 256);
-      const mp s = tcr::test::exact_sum(doubles(x));
+      INFO(std::string(what), ", cond ", cond, ", seed ", seed);
+      std::vector<float> x, y;
+      mp s;
+      certified<float> c;
+      if constexpr (K == kind::dot) {
+        std::tie(x, y) = tcr::test::gen_dot<float>(100000, cond, seed);
+        s = tcr::test::exact_dot(doubles(x), doubles(y));
+        c = reduce_host<certified<float>, kind::dot>(Acc{}, x, y, 256);
+      } else {
+        x = tcr::test::gen_sum<float>(100000, cond, seed);
+        s = tcr::test::exact_sum(doubles(x));
+        c = reduce_host<certified<float>, kind::sum>(Acc{}, x, {}, 256);
+      }
       REQUIRE(cert::covers(c.value, c.error_bound, s));
       const double r = cert::overestimate(c.value, c.error_bound, s);
       if (std::isfinite(r)) {
@@ -357,8 +390,16 @@ TEST_CASE("certified accumulators: bound / actual error on GenSum data (printed)
         hi = std::max(hi, r);
       }
     }
-    MESSAGE("f32 Sum, n = 10^5, condition ", cond, ": bound / |value - s| from ", lo, " to ", hi);
+    MESSAGE(std::string(what), ", f32, n = 10^5, condition ", cond, ": bound / |value - s| from ",
+            lo, " to ", hi);
   }
+}
+
+TEST_CASE("certified accumulators: bound / actual error on GenSum and GenDot data (printed)") {
+  print_overestimates<sum_acc<float>, kind::sum>("Sum, running bound");
+  print_overestimates<s_sum_acc<float>, kind::sum>("Sum, sum-of-magnitudes bound");
+  print_overestimates<dot_acc<float>, kind::dot>("Dot, running bound");
+  print_overestimates<s_dot_acc<float>, kind::dot>("Dot, sum-of-magnitudes bound");
 }
 
 TEST_CASE("certified accumulators: special values, n = 0, beyond the proven range") {
@@ -366,53 +407,54 @@ TEST_CASE("certified accumulators: special values, n = 0, beyond the proven rang
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x(100, 1.0f);
   x[40] = inf;
-  auto c = reduce_host<float, kind::sum>(sum_acc<float>{}, x, {});
+  auto c = reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, x, {});
   CHECK(c.value == inf);
   CHECK(c.error_bound == inf);
-  auto e = reduce_host<float, kind::sum>(exact_acc<float>{}, x, {});
+  auto e = reduce_host<certified<float>, kind::sum>(exact_acc<float>{}, x, {});
   CHECK(e.value == inf);
   CHECK(e.error_bound == inf);
   x[41] = -inf;
-  c = reduce_host<float, kind::sum>(sum_acc<float>{}, x, {});
+  c = reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, x, {});
   CHECK(std::isnan(c.value));
   CHECK(std::isnan(c.error_bound));
   x[41] = nan;
-  c = reduce_host<float, kind::dot>(dot_acc<float>{}, x, x);
+  c = reduce_host<certified<float>, kind::dot>(dot_acc<float>{}, x, x);
   CHECK(std::isnan(c.value));
   CHECK(std::isnan(c.error_bound));
-  c = reduce_host<float, kind::nrm2>(nrm2_acc<float>{}, x, {});
+  c = reduce_host<certified<float>, kind::nrm2>(nrm2_acc<float>{}, x, {});
   CHECK(std::isnan(c.value));
   CHECK(std::isnan(c.error_bound));
   const std::vector<float> none;
-  for (const auto& r : {reduce_host<float, kind::sum>(sum_acc<float>{}, none, {}),
-                        reduce_host<float, kind::dot>(dot_acc<float>{}, none, none),
-                        reduce_host<float, kind::nrm2>(nrm2_acc<float>{}, none, {}),
-                        reduce_host<float, kind::sum>(exact_acc<float>{}, none, {})}) {
+  for (const auto& r : {reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, none, {}),
+                        reduce_host<certified<float>, kind::dot>(dot_acc<float>{}, none, none),
+                        reduce_host<certified<float>, kind::nrm2>(nrm2_acc<float>{}, none, {}),
+                        reduce_host<certified<float>, kind::sum>(exact_acc<float>{}, none, {})}) {
     CHECK(r.value == 0.0f);
     CHECK(!std::signbit(r.value));
     CHECK(r.error_bound == 0.0f);
   }
-  const auto rd = reduce_host<double, kind::sum>(sum_acc<double>{}, std::vector<double>{}, {});
+  const auto rd =
+      reduce_host<certified<double>, kind::sum>(sum_acc<double>{}, std::vector<double>{}, {});
   CHECK(rd.value == 0.0);
   CHECK(rd.error_bound == 0.0);
   // A result beyond float's range: +inf, bound +inf.
   const std::vector<float> over(64, FLT_MAX);
-  c = reduce_host<float, kind::sum>(sum_acc<float>{}, over, {});
+  c = reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, over, {});
   CHECK(std::isinf(c.value));
   CHECK(std::isinf(c.error_bound));
   // unproven (more elements than the contracts cover): +inf, and NaN stays NaN.
   sum_acc<float> beyond{};
   beyond.unproven = true;
   const std::vector<float> ones(10, 1.0f);
-  c = reduce_host<float, kind::sum>(beyond, ones, {});
+  c = reduce_host<certified<float>, kind::sum>(beyond, ones, {});
   CHECK(c.value == 10.0f);
   CHECK(c.error_bound == inf);
   exact_acc<float> beyond_exact{};
   beyond_exact.unproven = true;
-  CHECK(reduce_host<float, kind::sum>(beyond_exact, ones, {}).error_bound == inf);
+  CHECK(reduce_host<certified<float>, kind::sum>(beyond_exact, ones, {}).error_bound == inf);
   // The exact modes' zero bound: an exact value.
   const std::vector<float> halves = {0.5f, 0.25f, -0.125f};
-  e = reduce_host<float, kind::sum>(exact_acc<float>{}, halves, {});
+  e = reduce_host<certified<float>, kind::sum>(exact_acc<float>{}, halves, {});
   CHECK(e.value == 0.625f);
   CHECK(e.error_bound == 0.0f);
 }
