@@ -288,10 +288,6 @@ TCR_HD T exact_pair_bound(T hi, T lo) {
     return b;
 }
 
-} // namespace detail
-
-namespace detail {
-
 // chunked_sum<float> (compensated/chunked.cuh) with a running bound on what its chunks and folds
 // lose: the same arithmetic on the same state (chunked_sum<float>::add_chunk and add_dot_chunk
 // done here step by step through its public add_pair and add, so the value is bit for bit the
