@@ -253,6 +253,15 @@ TCR_HD T nonfinite_bound(T value) {
   return value != value ? value : infinity<T>();
 }
 
+// r, or r with the bound +inf (NaN stays NaN) where the reduction had more elements than the
+// contracts cover (the accumulators' unproven flag, set by the caller).
+template <class Out>
+TCR_HD Out unless_unproven(Out r, bool unproven) {
+  if (unproven && r.value == r.value)
+    r.error_bound = infinity<typename Out::value_type>();
+  return r;
+}
+
 // RU(k1 |value| + k0 + kS S) in double, rounded upward to T (header comment); S may be 0 where
 // kS is. NaN S (a NaN input) gives NaN.
 template <class T>
@@ -428,10 +437,9 @@ struct certified_float_accumulator {
     Out r;
     r.value = static_cast<float>(p.value); // as float_result_base::finish (RN)
     r.error_bound = detail::certified_bound(r.value, {0x1p-24, 0x1p-150, 1.0}, p.bound);
-    if (unproven && r.value == r.value)
-      r.error_bound = detail::infinity<float>();
-    return r;
+    return detail::unless_unproven(r, unproven);
   }
+  // n = 0: +0 (as sum_accumulator<float>), exactly: the bound is 0.
   template <class Out>
   TCR_HD Out empty_result() const {
     return Out{};
@@ -495,18 +503,12 @@ struct certified_accumulator {
     else
       r.error_bound =
           detail::certified_bound(r.value, detail::compensated_terms<T>(), p.magnitudes);
-    if (unproven && r.value == r.value)
-      r.error_bound = detail::infinity<T>();
-    return r;
+    return detail::unless_unproven(r, unproven);
   }
-  // +0, exactly: the bound is 0.
+  // n = 0: +0 (every accumulator's empty result), exactly: the bound is 0.
   template <class Out>
   TCR_HD Out empty_result() const {
-    using T = typename Out::value_type;
-    Out r;
-    r.value = inner.template empty_result<T>();
-    r.error_bound = T(0);
-    return r;
+    return Out{};
   }
 
 private:
@@ -544,17 +546,12 @@ struct certified_exact : Inner {
       r.value = pair.hi;
       r.error_bound = detail::exact_pair_bound<T, GridExact>(pair.hi, pair.lo);
     }
-    if (unproven && r.value == r.value)
-      r.error_bound = detail::infinity<T>();
-    return r;
+    return detail::unless_unproven(r, unproven);
   }
+  // n = 0: +0 (every accumulator's empty result), exactly: the bound is 0.
   template <class Out>
   TCR_HD Out empty_result() const {
-    using T = typename Out::value_type;
-    Out r;
-    r.value = Inner::template empty_result<T>();
-    r.error_bound = T(0);
-    return r;
+    return Out{};
   }
 };
 
