@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Tests for compensated/certified.cuh on the host: the upward-rounding helpers against exact
 // MPFR values (add_ru and to_float_ru exactly RU, mul_ru never below RU and exactly RU where
-// certified.cuh says), the bound's special values, and the certified accumulators (the
-// compensated ones of compensated/reductions.cuh, the exact ones of compensated/exact.cuh)
-// driven as the device kernel drives them (threads adding 16-byte vectors grid-strided, a tree
-// of partial merges): the bound covers the exact error and is as tight as certified.cuh states,
-// on ill-conditioned sums and dots to condition 1e32, subnormals, data near overflow, special
-// values and n = 0.
+// certified.cuh says, fma_ru never below RU), the bound's special values, and the certified
+// accumulators (the running bound of certified_float_accumulator, the summed-magnitudes form
+// over reductions.cuh's accumulators, the exact ones over compensated/exact.cuh) driven as the
+// device kernel drives them (threads adding 16-byte vectors grid-strided, a tree of partial
+// merges): the value is the plain accumulator's, bit for bit; the bound covers the exact error
+// and is as tight as certified.cuh states, on ill-conditioned sums and dots to condition 1e32,
+// subnormals, data near overflow, special values and n = 0. One case prints how far each bound
+// lies above the actual error (quoted in the README).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -98,6 +100,11 @@ void check_rounding_up(std::uint64_t seed) {
     const double trusted = sizeof(T) == 4 ? 0x1p-90 : 0x1p-960;
     if (std::fabs(double(a) * double(b)) >= 2 * trusted || std::isinf(p))
       REQUIRE(tight_upper(p, prod));
+    const T c = random_value<T>(rng);
+    mp fma(mp::exact_dot_bits);
+    mpfr_set(fma.get(), prod.get(), MPFR_RNDN);             // exact
+    mpfr_add_d(fma.get(), fma.get(), double(c), MPFR_RNDN); // exact at this precision
+    REQUIRE(upper(tcr::detail::fma_ru(a, b, c), fma));
     if constexpr (sizeof(T) == 8) {
       const float f = tcr::detail::to_float_ru(a);
       const mp ea(double(a), 64);
