@@ -24,7 +24,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import load  # noqa: E402  (reads a JSON file cut short, or its .gz)
+from report import load, median_records  # noqa: E402  (reads a JSON file cut short, or its .gz)
 
 THROTTLE = 0.75
 METHODS = [
@@ -59,25 +59,10 @@ def parse_name(name):
 def results(doc):
     """{key: {"tflops", "ms", "error", "nonfinite", "throttled"} or {"skipped"}}."""
     out = {}
-    runs = defaultdict(dict)
-    for b in (doc or {}).get("benchmarks", []):
-        key = parse_name(b.get("run_name", b.get("name", "")))
-        if key is None:
+    for key, (b, low) in median_records([doc], parse_name, "TFLOPs").items():
+        if b == "error":
+            out[key] = {"skipped": low}
             continue
-        if b.get("error_occurred"):
-            out[key] = {"skipped": b.get("error_message", "error")}
-            continue
-        if b.get("run_type") == "aggregate":
-            runs[key][b.get("aggregate_name")] = b
-        else:
-            runs[key].setdefault("iteration", b)
-    for key, slot in runs.items():
-        if key in out:
-            continue
-        b = slot.get("median") or slot.get("iteration")
-        if b is None or "TFLOPs" not in b:
-            continue
-        low = slot.get("min", b).get("clock_ratio", 1.0)
         out[key] = {"tflops": b["TFLOPs"], "ms": b.get("median_ms", 0.0),
                     "error": b.get("error", -1.0), "nonfinite": b.get("nonfinite", 0) > 0,
                     "throttled": low is not None and 0 < low < THROTTLE}

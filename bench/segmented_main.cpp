@@ -364,32 +364,13 @@ void add_context(const settings& s) {
 int main(int argc, char** argv) {
   using namespace tcr::bench;
   const settings s = parse(argc, argv);
-  const char* prog = argc > 0 ? argv[0] : "tcr_bench_segmented";
-  if (s.list) {
-    for (const point& p : points())
-      std::printf("%-48s %s\n", p.name().c_str(), p.c->note.c_str());
-    return points().empty() ? 1 : 0;
-  }
-  const bool listing = asks_for_list(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 2;
   use_gate = s.gate;
-  register_all(s);
-  if (const std::string why = no_device_reason(); !why.empty()) {
-    if (!listing) {
-      std::fprintf(stderr, "%s: no CUDA device (%s): nothing measured\n", prog, why.c_str());
-      return 1;
-    }
-  } else {
-    try {
-      add_context(s);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: %s\n", prog, e.what());
-      return 1;
-    }
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_program(
+      argc, argv, "tcr_bench_segmented", s.list,
+      [] {
+        for (const point& p : points())
+          std::printf("%-48s %s\n", p.name().c_str(), p.c->note.c_str());
+        return !points().empty();
+      },
+      [&] { register_all(s); }, [&] { add_context(s); });
 }
