@@ -58,16 +58,18 @@
 // Tuning (template parameters; measured on the H200, bench/results/2026-12-01-h200-gemm-*):
 // Chain, k16-steps per fold (default 4); Products, 3 or 4 (3); BlockK, k per pipeline stage, 32
 // or 64 (64); Stages (2). The error grows with Chain and not with k, the speed with Chain: on
-// uniform [-1, 1] data at 4096^3, Chain 4 / 8 / 16 give errors 3.4e-7 / 6.2e-7 / 1.06e-6
-// (SGEMM 2.0e-6) at 1.9x / 2.0x / 2.2x SGEMM's speed. The default is the accurate one: its
-// error is below SGEMM's on every shape measured but one (k = 256 with exponents spread over
-// 2^-20 .. 2^20, where one product dominates an entry: SGEMM's products are exact, the two fp16
-// terms hold 23 of a float's 24 bits). sgemm<16> is the fast choice for large k.
-// Tiles: 128 x 128 per block of 8 warps (64 x 32 each), cp.async stages of the four fp16
+// uniform [-1, 1] data at 4096^3, Chain 4 / 8 / 16 give errors 3.3e-7 / 6.1e-7 / 1.0e-6
+// (SGEMM 2.8e-6) at 1.93x / 2.05x / 2.09x SGEMM's speed (8192^3: 2.01x / 2.14x / 2.15x). The
+// default is the accurate one: its error is below SGEMM's on every shape measured but one (k = 256
+// with exponents spread over 2^-20 .. 2^20, where one product dominates an entry: SGEMM's products
+// are exact, the two fp16 terms hold 23 of a float's 24 bits). sgemm<16> is the fast choice for
+// large k. Tiles: 128 x 128 per block of 8 warps (64 x 32 each), cp.async stages of the four fp16
 // tiles, swizzled shared memory read by ldmatrix with the next k16-step's fragments loading
 // during this one's MMAs; the folds' float sums live in shared memory (64 KiB), which frees the
 // registers for that double buffer. One block per SM (255 registers a thread); shapes of fewer
-// than 128 tiles of 128 x 128 split k (splits_for).
+// than 128 tiles of 128 x 128 split k (splits_for). Known gap: the last slice's merge reads
+// the other slices' partials one dependent load at a time, which makes 1024^3 0.55x SGEMM
+// (a batched-load fix, not yet measured, is on branch gemm-merge-loads).
 #pragma once
 
 #include <cuda_fp16.h>
