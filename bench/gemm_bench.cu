@@ -59,35 +59,10 @@ namespace {
 
 using tcr::gemm::Layout;
 
-struct settings {
-  double min_time = 0.2;
-  int repetitions = 1;
-  bool list = false;
-  bool gate = true;
-};
-
+using settings = program_settings;
+// Takes the --tcr_* flags out of argv (defaults: 0.2s a sample, 1 repetition).
 settings parse(int& argc, char** argv) {
-  settings s;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--tcr_list")
-      s.list = true;
-    else if (a == "--tcr_no_gate")
-      s.gate = false;
-    else if (const char* v = flag_value(argv[i], "--tcr_min_time"))
-      s.min_time = std::atof(v);
-    else if (const char* v = flag_value(argv[i], "--tcr_repetitions"))
-      s.repetitions = std::atoi(v);
-    else
-      argv[out++] = argv[i];
-  }
-  argc = out;
-  if (s.min_time <= 0)
-    s.min_time = 0.2;
-  if (s.repetitions < 1)
-    s.repetitions = 1;
-  return s;
+  return parse_program_flags(argc, argv, 0.2, 1);
 }
 
 enum class data { uniform, spread };

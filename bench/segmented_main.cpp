@@ -37,37 +37,10 @@
 namespace tcr::bench {
 namespace {
 
-struct settings {
-  double min_time = 0.01;
-  int repetitions = 3;
-  bool list = false;
-  bool gate = true;
-};
-
-// Takes the --tcr_* flags out of argv.
+using settings = program_settings;
+// Takes the --tcr_* flags out of argv (defaults: 0.01s a sample, 3 repetitions).
 settings parse(int& argc, char** argv) {
-  settings s;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* key) { return flag_value(argv[i], key); };
-    if (a == "--tcr_list")
-      s.list = true;
-    else if (a == "--tcr_no_gate")
-      s.gate = false;
-    else if (const char* v = value("--tcr_min_time"))
-      s.min_time = std::atof(v);
-    else if (const char* v = value("--tcr_repetitions"))
-      s.repetitions = std::atoi(v);
-    else
-      argv[out++] = argv[i];
-  }
-  argc = out;
-  if (s.min_time <= 0)
-    s.min_time = 0.01;
-  if (s.repetitions < 1)
-    s.repetitions = 1;
-  return s;
+  return parse_program_flags(argc, argv, 0.01, 3);
 }
 
 // One benchmark: a case at one segment size and scale.

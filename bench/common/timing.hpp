@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -139,6 +140,40 @@ inline void add_device_context() {
   add("default_sm_clock_mhz", std::to_string(f.default_sm_clock_mhz));
   add("cuda_runtime", std::to_string(f.runtime_version));
   add("cuda_driver", std::to_string(f.driver_version));
+}
+
+// The --tcr_* flags of a point-list benchmark program, taken out of argv (the rest is Google
+// Benchmark's): --tcr_list, --tcr_no_gate, --tcr_min_time=S, --tcr_repetitions=N. Values out of
+// range fall back to the program's defaults.
+struct program_settings {
+  double min_time;
+  int repetitions;
+  bool list = false;
+  bool gate = true;
+};
+inline program_settings parse_program_flags(int& argc, char** argv, double default_min_time,
+                                            int default_repetitions) {
+  program_settings s{default_min_time, default_repetitions};
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--tcr_list")
+      s.list = true;
+    else if (a == "--tcr_no_gate")
+      s.gate = false;
+    else if (const char* v = flag_value(argv[i], "--tcr_min_time"))
+      s.min_time = std::atof(v);
+    else if (const char* v = flag_value(argv[i], "--tcr_repetitions"))
+      s.repetitions = std::atoi(v);
+    else
+      argv[out++] = argv[i];
+  }
+  argc = out;
+  if (s.min_time <= 0)
+    s.min_time = default_min_time;
+  if (s.repetitions < 1)
+    s.repetitions = 1;
+  return s;
 }
 
 // The main of a point-list benchmark program (tcr_bench_segmented, tcr_bench_gemm):

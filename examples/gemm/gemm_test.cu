@@ -482,23 +482,21 @@ TEST_CASE("gemm: m, n or k <= 0 and null operands give cudaErrorInvalidValue") {
     c.k = bad;
     CHECK(c.run() == cudaErrorInvalidValue);
   }
-  for (Layout la : layouts)
-    for (Layout lb : layouts)
-      for (Layout lc : layouts) {
-        call c;
-        c.la = la;
-        c.lb = lb;
-        c.lc = lc;
-        call x = c;
-        x.a = nullptr;
-        CHECK(x.run() == cudaErrorInvalidValue);
-        x = c;
-        x.b = nullptr;
-        CHECK(x.run() == cudaErrorInvalidValue);
-        x = c;
-        x.c = nullptr;
-        CHECK(x.run() == cudaErrorInvalidValue);
-      }
+  for (const setup& l : all_layouts()) {
+    call c;
+    c.la = l.la;
+    c.lb = l.lb;
+    c.lc = l.lc;
+    call x = c;
+    x.a = nullptr;
+    CHECK(x.run() == cudaErrorInvalidValue);
+    x = c;
+    x.b = nullptr;
+    CHECK(x.run() == cudaErrorInvalidValue);
+    x = c;
+    x.c = nullptr;
+    CHECK(x.run() == cudaErrorInvalidValue);
+  }
 }
 
 TEST_CASE("gemm: temp_bytes below the size query's gives cudaErrorInvalidValue") {

@@ -54,18 +54,7 @@ V from_bits(std::uint64_t b) {
   }
   return v;
 }
-// One call through the two-phase API, call(temp, bytes, out) (the size query with temp and out
-// null), on non-zero temporary storage; returns the one result.
-template <class Out, class Call>
-Out run_two_phase(const Call& call) {
-  std::size_t bytes = 0;
-  TCR_CHECK_CUDA(call(nullptr, bytes, static_cast<Out*>(nullptr)));
-  temp_storage temp(bytes);
-  device_buffer<Out> out(1);
-  TCR_CHECK_CUDA(call(temp.get(), bytes, out.get()));
-  TCR_CHECK_CUDA(cudaDeviceSynchronize());
-  return out.download()[0];
-}
+using tcr::test::run_two_phase;
 template <class V>
 constexpr std::uint64_t sign_bit() {
   return std::uint64_t(1) << (8 * sizeof(V) - 1);
