@@ -605,20 +605,28 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     if (!s_last_slice)
       return;
     __threadfence();
+    // Slice by slice, 16 entries' loads in flight at a time (L2 loads, .cg: the other slices'
+    // stores were fenced before their arrivals).
     TCR_UNROLL
-    for (int j = 0; j < 64; ++j) {
-      float& r_s = r_sum[j / 16][(j / 4) % 4][j % 4];
-      float& r_e = r_chain[j / 16][(j / 4) % 4][j % 4];
-      float big = 0.f, err = 0.f;
-      for (int sl = 0; sl < p.splits; ++sl) {
-        const volatile float2* g_part = g_tile + sl * slice_stride + j * threads + tid;
-        const float2 part = make_float2(g_part->x, g_part->y);
-        const auto [sum, e] = tcr::two_sum(big, part.x);
-        big = sum;
-        err = __fadd_rn(err, __fadd_rn(e, part.y));
+    for (int j = 0; j < 64; ++j)
+      r_sum[j / 16][(j / 4) % 4][j % 4] = r_chain[j / 16][(j / 4) % 4][j % 4] = 0.f;
+    for (int sl = 0; sl < p.splits; ++sl) {
+      const float2* g_slice = g_tile + sl * slice_stride + tid;
+      TCR_UNROLL
+      for (int j0 = 0; j0 < 64; j0 += 16) {
+        float2 part[16];
+        TCR_UNROLL
+        for (int j = 0; j < 16; ++j)
+          part[j] = __ldcg(g_slice + (j0 + j) * threads);
+        TCR_UNROLL
+        for (int j = 0; j < 16; ++j) {
+          float& big = r_sum[(j0 + j) / 16][((j0 + j) / 4) % 4][(j0 + j) % 4];
+          float& err = r_chain[(j0 + j) / 16][((j0 + j) / 4) % 4][(j0 + j) % 4];
+          const auto [sum, e] = tcr::two_sum(big, part[j].x);
+          big = sum;
+          err = __fadd_rn(err, __fadd_rn(e, part[j].y));
+        }
       }
-      r_s = big;
-      r_e = err;
     }
   }
 
@@ -699,10 +707,20 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
       __threadfence();
       const int row = bm * block_m + tid;
       RowAcc sum, ssq;
-      for (int b = 0; b < p.n_blocks; ++b) {
-        const volatile double* g_part = p.partials + (static_cast<std::size_t>(b) * mp + row) * 2;
-        sum.merge(RowAcc{g_part[0]});
-        ssq.merge(RowAcc{g_part[1]});
+      constexpr int batch = 8; // loads in flight (L2, .cg), merged in column-block order
+      for (int b0 = 0; b0 < p.n_blocks; b0 += batch) {
+        double2 part[batch];
+        TCR_UNROLL
+        for (int b = 0; b < batch; ++b)
+          if (b0 + b < p.n_blocks)
+            part[b] = __ldcg(reinterpret_cast<const double2*>(
+                p.partials + (static_cast<std::size_t>(b0 + b) * mp + row) * 2));
+        TCR_UNROLL
+        for (int b = 0; b < batch; ++b)
+          if (b0 + b < p.n_blocks) {
+            sum.merge(RowAcc{part[b].x});
+            ssq.merge(RowAcc{part[b].y});
+          }
       }
       if (row < p.m) {
         if (p.row_sum)
