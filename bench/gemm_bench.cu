@@ -71,11 +71,14 @@ const char* data_name(data d) {
 }
 
 enum class method {
-  tcr,          // sgemm<> (the header's defaults)
-  tcr_c16,      // sgemm<16> (the fast chain)
-  tcr_c8,       // sgemm<8, 3, 64, 2>
-  tcr_c4,       // sgemm<4, 3, 32, 4>
-  tcr_rowstats, // sgemm<> with row_sum and row_sumsq
+  tcr,            // sgemm<> (the header's defaults)
+  tcr_c4,         // sgemm<4>
+  tcr_c6,         // sgemm<6>
+  tcr_c8,         // sgemm<8>
+  tcr_c16,        // sgemm<16>
+  tcr_c4_nocross, // sgemm<4, 3, 64, 2, false>: every product in one accumulator
+  tcr_c8_nocross, // sgemm<8, 3, 64, 2, false>
+  tcr_rowstats,   // sgemm<> with row_sum and row_sumsq
   sgemm,
   tf32,
   f16,
@@ -90,9 +93,13 @@ struct method_info {
 constexpr method_info methods[] = {
     {method::tcr, "tcr",
      "tcr::gemm::sgemm<> (the header's default Chain, Products, BlockK, Stages)"},
+    {method::tcr_c4, "tcr.c4", "tcr::gemm::sgemm<4> (Chain 4, BlockK 64, 2 stages)"},
+    {method::tcr_c6, "tcr.c6", "tcr::gemm::sgemm<6> (Chain 6, BlockK 64, 2 stages)"},
+    {method::tcr_c8, "tcr.c8", "tcr::gemm::sgemm<8> (Chain 8, BlockK 64, 2 stages)"},
     {method::tcr_c16, "tcr.c16", "tcr::gemm::sgemm<16> (Chain 16, BlockK 64, 2 stages)"},
-    {method::tcr_c8, "tcr.c8.bk64.s2", "tcr::gemm::sgemm<8, 3, 64, 2>"},
-    {method::tcr_c4, "tcr.c4.bk32.s4", "tcr::gemm::sgemm<4, 3, 32, 4>"},
+    {method::tcr_c4_nocross, "tcr.c4.nocross",
+     "tcr::gemm::sgemm<4, 3, 64, 2, false> (the cross products in the (hi, hi) accumulator)"},
+    {method::tcr_c8_nocross, "tcr.c8.nocross", "tcr::gemm::sgemm<8, 3, 64, 2, false>"},
     {method::tcr_rowstats, "tcr.rowstats",
      "tcr::gemm::sgemm<> with RowStats{row_sum, row_sumsq} (the fused epilogue)"},
     {method::sgemm, "cublas.sgemm", "cublasSgemm (CUBLAS_DEFAULT_MATH)"},
@@ -128,9 +135,10 @@ struct point {
 // them in this order; the workload is built once per data set and shape).
 std::vector<point> points() {
   std::vector<point> r;
-  std::vector<method> all = {method::tcr,    method::tcr_c16,      method::tcr_c8,
-                             method::tcr_c4, method::tcr_rowstats, method::sgemm,
-                             method::tf32,   method::f16,          method::f16x3};
+  std::vector<method> all = {
+      method::tcr,    method::tcr_c4,       method::tcr_c6, method::tcr_c8, method::tcr_c16,
+      method::tcr_c4_nocross, method::tcr_c8_nocross, method::tcr_rowstats, method::sgemm,
+      method::tf32,   method::f16,          method::f16x3};
   if (TCR_BENCH_HAVE_BF16X9)
     all.push_back(method::bf16x9);
   const int shapes[][3] = {
@@ -146,7 +154,8 @@ std::vector<point> points() {
   }
   for (data d : {data::uniform, data::spread})
     for (int k : {256, 1024, 4096, 16384, 65536})
-      for (method m : {method::tcr, method::tcr_c16, method::sgemm, method::f16x3, method::tf32})
+      for (method m : {method::tcr_c4, method::tcr_c6, method::tcr_c8, method::tcr_c16,
+                       method::tcr_c4_nocross, method::sgemm, method::f16x3, method::tf32})
         r.push_back({m, d, 1024, 1024, k, true});
   return r;
 }
@@ -329,7 +338,7 @@ void prepare_half(const point& p) {
 }
 
 // tcr::gemm::sgemm<Tuning...> (none: the defaults).
-template <int... Tuning>
+template <auto... Tuning>
 cudaError_t tcr_call(const point& p, bool stats) {
   harness& H = h();
   const auto* a = static_cast<const float*>(H.a.get());
@@ -397,12 +406,18 @@ cudaError_t call(const point& p, cublasStatus_t* blas = nullptr) {
   switch (p.m) {
   case method::tcr:
     return tcr_call<>(p, false);
-  case method::tcr_c16:
-    return tcr_call<16, 3, 64, 2>(p, false);
-  case method::tcr_c8:
-    return tcr_call<8, 3, 64, 2>(p, false);
   case method::tcr_c4:
-    return tcr_call<4, 3, 32, 4>(p, false);
+    return tcr_call<4>(p, false);
+  case method::tcr_c6:
+    return tcr_call<6>(p, false);
+  case method::tcr_c8:
+    return tcr_call<8>(p, false);
+  case method::tcr_c16:
+    return tcr_call<16>(p, false);
+  case method::tcr_c4_nocross:
+    return tcr_call<4, 3, 64, 2, false>(p, false);
+  case method::tcr_c8_nocross:
+    return tcr_call<8, 3, 64, 2, false>(p, false);
   case method::tcr_rowstats:
     return tcr_call<>(p, true);
   case method::sgemm:

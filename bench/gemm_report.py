@@ -28,10 +28,13 @@ from report import load, median_records  # noqa: E402  (reads a JSON file cut sh
 
 THROTTLE = 0.75
 METHODS = [
-    ("tcr", "tcr sgemm<> (Chain 4)"),
+    ("tcr", "tcr sgemm<> (default)"),
+    ("tcr.c4", "tcr sgemm<4>"),
+    ("tcr.c6", "tcr sgemm<6>"),
+    ("tcr.c8", "tcr sgemm<8>"),
     ("tcr.c16", "tcr sgemm<16>"),
-    ("tcr.c8.bk64.s2", "tcr sgemm<8,3,64,2>"),
-    ("tcr.c4.bk32.s4", "tcr sgemm<4,3,32,4>"),
+    ("tcr.c4.nocross", "tcr sgemm<4>, one accumulator"),
+    ("tcr.c8.nocross", "tcr sgemm<8>, one accumulator"),
     ("tcr.rowstats", "tcr sgemm<> + row stats"),
     ("cublas.sgemm", "cuBLAS SGEMM"),
     ("cublas.tf32", "cuBLAS TF32"),

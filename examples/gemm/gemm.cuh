@@ -101,19 +101,26 @@ struct ErrorModel {
   double small;          // fp16 subnormal floor, per k amax bmax
   double final_rounding; // the float rounding of s + e
 };
-template <int Chain, int Products>
+template <int Chain, int Products, bool Cross = true>
 constexpr ErrorModel gemm_error_model() {
   constexpr int chain = Chain;
   // Split: |y - yh - yl| <= 2^-22 |y| + 2^-25 (1 + 2^-11) (scaled units; derivation at
   // split_terms). Product error per |y z|: (2^-22 + 2^-22 (1 + 2^-22)) from the dropped parts of
   // y and z, plus |yl zl| <= 2^-22 (1 + 2^-11)^2 when it is dropped (Products = 3): at most
   // 3.001 * 2^-22 = 12.004 u. MMA: tile_sum.cuh's model (*), per MMA (16 + 2) 2^-23 of the
-  // magnitudes it adds (C included); a chain adds P = 3 or 4 MMAs per k16-step for Chain steps,
-  // and its C starts from the carried error, so every term of the chain and C is counted at most
-  // P Chain times: P Chain 18 2^-23 (times (1 + 2^-20) for the carried error and the split's
-  // parts summing slightly above S). Doubled as tile_sum.cuh does, for second-order terms.
-  return ErrorModel{Products == 4 ? 8.002 * 0x1p-24 : 12.004 * 0x1p-24,
-                    2.0 * Products * chain * 18.0 * 0x1p-23, 0x1p-38, 0x1p-24};
+  // magnitudes it adds (C included).
+  // Cross (the default): the (hi, hi) chain is Chain MMAs, its C starting from the carried error
+  // plus the previous cross chain, so each of its terms is counted at most Chain times: Chain 18
+  // 2^-23. The cross chain, (Products - 1) Chain MMAs from 0, adds terms of at most 2^-10 (1 +
+  // 2^-10) |y z| (two cross products) + 2^-22 |y z| (lo lo): (Products - 1) Chain 18 2^-23 3 2^-10
+  // at most, and feeding it into the next (hi, hi) chain adds Chain 18 2^-23 2^-10 of the previous
+  // chain's: together under 2^-7 of the (hi, hi) part. One accumulator (Cross = false): P = 3 or
+  // 4 MMAs per k16-step for Chain steps, every term of the chain and C counted at most P Chain
+  // times: P Chain 18 2^-23. Either is times (1 + 2^-20) for the carried error and the split's
+  // parts summing slightly above S, and doubled as tile_sum.cuh does, for second-order terms.
+  constexpr double mma = Cross ? 2.0 * chain * 18.0 * 0x1p-23 * (1 + 0x1p-7)
+                               : 2.0 * Products * chain * 18.0 * 0x1p-23;
+  return ErrorModel{Products == 4 ? 8.002 * 0x1p-24 : 12.004 * 0x1p-24, mma, 0x1p-38, 0x1p-24};
 }
 
 namespace detail {
@@ -398,7 +405,7 @@ struct GemmParams {
 // which summed over a chain is P Chain 18 2^-23 (|e| + the chain's sum of |terms|). The fold
 // s + chain = s' + e' is exact (TwoSum), so the only other error is the final RN(s + e) (u |P|)
 // and the |e| carried in (second order, covered by the factor 2 of gemm_error_model).
-template <int Chain, int Products, bool Stats, int BlockK, int Stages>
+template <int Chain, int Products, bool Stats, int BlockK, int Stages, bool Cross>
 __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   using P = Pipe<BlockK, Stages>;
   static_assert(Products == 3 || Products == 4, "tcr::gemm: Products is 3 or 4");
@@ -444,6 +451,9 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   // leaves the registers for two sets of fragments: those of the next k16-step load while the
   // MMAs of this one run.
   float r_chain[4][4][4]; // [mi][ni][c register], this lane's 64 entries of the warp tile
+  // Cross: the (hi, lo), (lo, hi) [, (lo, lo)] products chain in their own accumulators, which
+  // are 2^-11 of the (hi, hi) chain's size, so their truncations are that much smaller.
+  float r_cross[4][4][4];
   float4* s_sum = reinterpret_cast<float4*>(s_raw + P::pipe_bytes); // [16][threads]
   TCR_UNROLL
   for (int mi = 0; mi < 4; ++mi)
@@ -451,7 +461,7 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   for (int ni = 0; ni < 4; ++ni) {
     TCR_UNROLL
     for (int i = 0; i < 4; ++i)
-      r_chain[mi][ni][i] = 0.f;
+      r_chain[mi][ni][i] = r_cross[mi][ni][i] = 0.f;
     s_sum[(mi * 4 + ni) * threads + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
   }
 
@@ -464,7 +474,12 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     for (int i = 0; i < 4; ++i) {
       const auto [s, e] = tcr::two_sum(r_s[i], r_chain[mi][ni][i]);
       r_s[i] = s;
-      r_chain[mi][ni][i] = e;
+      if constexpr (Cross) {
+        r_chain[mi][ni][i] = __fadd_rn(e, r_cross[mi][ni][i]);
+        r_cross[mi][ni][i] = 0.f;
+      } else {
+        r_chain[mi][ni][i] = e;
+      }
     }
     s4 = make_float4(r_s[0], r_s[1], r_s[2], r_s[3]);
   };
@@ -552,7 +567,10 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
       for (int mi = 0; mi < 4; ++mi)
         TCR_UNROLL
       for (int ni = 0; ni < 4; ++ni)
-        Mma::mma(r_chain[mi][ni], cur.a[prod >> 1][mi], cur.b[prod & 1][ni], r_chain[mi][ni]);
+      {
+        float(&acc)[4] = (Cross && prod != 0) ? r_cross[mi][ni] : r_chain[mi][ni];
+        Mma::mma(acc, cur.a[prod >> 1][mi], cur.b[prod & 1][ni], acc);
+      }
       if (++steps == Chain) {
         TCR_UNROLL
         for (int mi = 0; mi < 4; ++mi)
@@ -742,9 +760,9 @@ inline OperandView view_of(Layout layout, const float* p, int ld, int rows, int 
                               : OperandView{p, second_stride, first_stride, rows, k};
 }
 
-template <int Chain, int Products, bool Stats, int BlockK, int Stages>
+template <int Chain, int Products, bool Stats, int BlockK, int Stages, bool Cross>
 cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t stream) {
-  auto kernel = gemm_kernel<Chain, Products, Stats, BlockK, Stages>;
+  auto kernel = gemm_kernel<Chain, Products, Stats, BlockK, Stages, Cross>;
   constexpr int bytes = Pipe<BlockK, Stages>::smem_bytes;
   // The shared-memory opt-in, once per device (for devices 0 .. 63; others every call).
   static std::atomic<std::uint64_t> s_done{0};
@@ -766,7 +784,7 @@ cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t st
 } // namespace detail
 
 // C = alpha A B + beta C (see the header comment). d_temp == nullptr: size query.
-template <int Chain = 4, int Products = 3, int BlockK = 64, int Stages = 2>
+template <int Chain = 4, int Products = 3, int BlockK = 64, int Stages = 2, bool Cross = true>
 cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout layout_b,
                   Layout layout_c, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc,
@@ -844,8 +862,8 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   params.tile_counters = reinterpret_cast<unsigned*>(at(w.tile_counters));
   const unsigned grid = static_cast<unsigned>(w.splits * w.m_blocks * w.n_blocks);
   if (stats.row_sum != nullptr || stats.row_sumsq != nullptr)
-    return detail::launch_gemm<Chain, Products, true, BlockK, Stages>(params, grid, stream);
-  return detail::launch_gemm<Chain, Products, false, BlockK, Stages>(params, grid, stream);
+    return detail::launch_gemm<Chain, Products, true, BlockK, Stages, Cross>(params, grid, stream);
+  return detail::launch_gemm<Chain, Products, false, BlockK, Stages, Cross>(params, grid, stream);
 }
 
 } // namespace tcr::gemm

@@ -583,15 +583,18 @@ TEST_CASE("gemm: gemm_error_model's constants are the header's") {
   constexpr double u = 0x1p-24;
   constexpr tcr::gemm::ErrorModel d = tcr::gemm::gemm_error_model<4, 3>();
   CHECK(d.split == 12.004 * u);
-  CHECK(d.mma == 864 * u); // "Chain = 4: 864 u"
+  CHECK(d.mma == 288 * (1 + 0x1p-7) * u); // "Chain = 4: 290.25 u"
   CHECK(d.small == 0x1p-38);
   CHECK(d.final_rounding == u);
   constexpr tcr::gemm::ErrorModel p4 = tcr::gemm::gemm_error_model<4, 4>();
   CHECK(p4.split == 8.002 * u);
-  CHECK(3 * p4.mma == 4 * d.mma); // linear in Products
+  CHECK(p4.mma == d.mma); // the (hi, hi) chain's alone
   constexpr tcr::gemm::ErrorModel c16 = tcr::gemm::gemm_error_model<16, 3>();
   CHECK(c16.mma == 4 * d.mma); // linear in Chain
   CHECK(c16.split == d.split);
+  constexpr tcr::gemm::ErrorModel one = tcr::gemm::gemm_error_model<4, 3, false>();
+  CHECK(one.mma == 864 * u); // one accumulator: linear in Products too
+  CHECK(3 * tcr::gemm::gemm_error_model<4, 4, false>().mma == 4 * one.mma);
 }
 
 TEST_CASE("gemm test support: the exact reference and the bound catch what they should") {
