@@ -28,10 +28,8 @@ from report import load, median_records  # noqa: E402  (reads a JSON file cut sh
 
 THROTTLE = 0.75
 METHODS = [
-    ("tcr", "tcr sgemm<> (default)"),
+    ("tcr", "tcr sgemm<> (Chain 8)"),
     ("tcr.c4", "tcr sgemm<4>"),
-    ("tcr.c6", "tcr sgemm<6>"),
-    ("tcr.c8", "tcr sgemm<8>"),
     ("tcr.c16", "tcr sgemm<16>"),
     ("tcr.c4.nocross", "tcr sgemm<4>, one accumulator"),
     ("tcr.c8.nocross", "tcr sgemm<8>, one accumulator"),

@@ -21,24 +21,27 @@
 //     y = a 2^ea,  yh = RN16(y),  yl = RN16(y - yh)      (y - yh is exact in float)
 // and likewise z = b 2^eb -> zh, zl. The tensor cores (tcr::mma's sm80 m16n8k16 f16 MMA with
 // f32 accumulators, mma.sync) form yh zh + yh zl + yl zh (Products = 4 adds yl zl) for every k.
-// Chains of Chain k16-steps (3 Chain MMAs) accumulate in the MMA's f32 accumulator, which
-// starts from the carried error of the previous fold; each chain is then folded into a float
-// sum s by TwoSum (s + chain = s' + e exactly, e carried into the next chain). So the MMA's
-// truncating accumulation only ever sees a chain's worth of terms, and its error does not grow
-// with k. The result (s + e) 2^-(ea_i + eb_j), then alpha, beta.
+// The (hi, hi) products chain over Chain k16-steps in one MMA f32 accumulator, which starts
+// from the carried error of the previous fold; the cross products chain in a second one (Cross,
+// the default: they are 2^-11 of the first's size, so the alignment truncation they add there is
+// that much smaller). Each chain is then folded into a float sum s by TwoSum (s + chain = s' + e
+// exactly; e plus the cross chain starts the next chain). So the MMA's truncating accumulation
+// only ever sees a chain's worth of terms, and its error does not grow with k. The result
+// (s + e) 2^-(ea_i + eb_j), then alpha, beta.
 //
 // Accuracy (u = 2^-24; S_ij = sum_k |a_ik b_kj|; amax_i = max_k |a_ik|, bmax_j = max_k |b_kj|;
 // finite inputs and results; proofs at split_terms, gemm_error_model and gemm_kernel below): the
 // product before alpha and beta, P_ij, satisfies
 //     |AB_ij - P_ij| <= (e_split + e_mma) S_ij + 2^-38 k amax_i bmax_j + u |P_ij|       (**)
-// with e_split = 12.004 u (Products = 3; 8.002 u with 4) and e_mma = 36 Products Chain 2^-23
-// (Chain = 4, the default: 864 u; Chain = 16: 3456 u): a worst case independent of k, where cuBLAS
-// SGEMM's is about k u S (its error grows with k; here only the 2^-38 floor does, and it is 2^-14 u
-// per term). The floor comes from fp16's subnormals: an entry far below its row's (column's)
-// maximum keeps an absolute accuracy of 2^-39 amax, not a relative one. gemm_error_model() returns
-// the constants; the tests assert (**) entry by entry against an exact reference. Then C = alpha P
-// + beta C rounds twice (u |alpha P| + u |alpha P + beta C|, as SGEMM). Non-finite inputs: a row of
-// A or column of B holding Inf or NaN is not scaled (its finite entries above 65504 become Inf in
+// with e_split = 12.004 u (Products = 3; 8.002 u with 4) and e_mma = 36 Chain 2^-23 (1 + 2^-7)
+// (Chain = 8, the default: 580.5 u; Chain = 4: 290.25 u; one accumulator, Cross = false:
+// 36 Products Chain 2^-23): a worst case independent of k, where cuBLAS SGEMM's is about k u S
+// (its error grows with k; here only the 2^-38 floor does, and it is 2^-14 u per term). The
+// floor comes from fp16's subnormals: an entry far below its row's (column's) maximum keeps an
+// absolute accuracy of 2^-39 amax, not a relative one. gemm_error_model() returns the constants;
+// the tests assert (**) entry by entry against an exact reference. Then C = alpha P + beta C
+// rounds twice (u |alpha P| + u |alpha P + beta C|, as SGEMM). Non-finite inputs: a row of A or
+// column of B holding Inf or NaN is not scaled (its finite entries above 65504 become Inf in
 // fp16), so the entries of C that depend on it are Inf or NaN, though not always the same one as
 // SGEMM gives. Results below float's normal range are rounded twice (the float sum, then the
 // scaling back): within 2^-149 more.
@@ -55,21 +58,21 @@
 // A size query (d_temp == nullptr) checks only m, n and k. C must not overlap A, B or the
 // workspace. Launch errors are returned as they come (the workspace may then hold partial data).
 //
-// Tuning (template parameters; measured on the H200, bench/results/2026-12-01-h200-gemm-*):
-// Chain, k16-steps per fold (default 4); Products, 3 or 4 (3); BlockK, k per pipeline stage, 32
-// or 64 (64); Stages (2). The error grows with Chain and not with k, the speed with Chain: on
-// uniform [-1, 1] data at 4096^3, Chain 4 / 8 / 16 give errors 3.3e-7 / 6.1e-7 / 1.0e-6
-// (SGEMM 2.8e-6) at 1.93x / 2.05x / 2.09x SGEMM's speed (8192^3: 2.01x / 2.14x / 2.15x). The
-// default is the accurate one: its error is below SGEMM's on every shape measured but one (k = 256
-// with exponents spread over 2^-20 .. 2^20, where one product dominates an entry: SGEMM's products
-// are exact, the two fp16 terms hold 23 of a float's 24 bits). sgemm<16> is the fast choice for
-// large k. Tiles: 128 x 128 per block of 8 warps (64 x 32 each), cp.async stages of the four fp16
-// tiles, swizzled shared memory read by ldmatrix with the next k16-step's fragments loading
-// during this one's MMAs; the folds' float sums live in shared memory (64 KiB), which frees the
-// registers for that double buffer. One block per SM (255 registers a thread); shapes of fewer
-// than 128 tiles of 128 x 128 split k (splits_for). Known gap: the last slice's merge reads
-// the other slices' partials one dependent load at a time, which makes 1024^3 0.55x SGEMM
-// (a batched-load fix, not yet measured, is on branch gemm-merge-loads).
+// Tuning (template parameters; measured on the H200, bench/results/2026-12-02-h200-gemm-*):
+// Chain, k16-steps per fold (default 8); Products, 3 or 4 (3); BlockK, k per pipeline stage, 32
+// or 64 (64); Stages (2); Cross (true). The error grows with Chain and not with k, the speed with
+// Chain: on uniform [-1, 1] data at 4096^3, Chain 4 / 8 / 16 give errors 1.4e-7 / 2.2e-7 /
+// 4.1e-7 (SGEMM 2.8e-6) at 1.80x / 2.06x / 2.15x SGEMM's speed (8192^3: 1.86x / 2.16x / 2.29x);
+// one accumulator (Cross = false) about doubles the error at the same speed (Chain 8: 6.1e-7,
+// 2.03x). The default is below SGEMM's error on every shape and k measured (k = 256 .. 65536,
+// uniform data and exponents spread over 2^-20 .. 2^20; the closest, k = 256 spread: 2.75e-7
+// against 3.18e-7); sgemm<4> is the accurate choice, sgemm<16> the fast one. Tiles: 128 x 128
+// per block of 8 warps (64 x 32 each), cp.async stages of the four fp16 tiles, swizzled shared
+// memory read by ldmatrix with the next k16-step's fragments loading during this one's MMAs; the
+// folds' float sums live in shared memory (64 KiB), which frees the registers for the two
+// chains and that double buffer. One block per SM (255 registers a thread, no spills); shapes of
+// fewer than 128 tiles of 128 x 128 split k (splits_for), the last slice merging the slices'
+// partials with 16 loads in flight (1024^3: 1.03x SGEMM).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -398,13 +401,17 @@ struct GemmParams {
 };
 
 // The main kernel. Warp w owns rows (w % 2) 64 .. +64 and columns (w / 2) 32 .. +32 of the
-// block's 128 x 128 tile: 4 x 4 m16n8 accumulators per lane, a chain (r_chain) and its fold
-// (r_sum). Proof of the MMA part of the bound: every chain is 3 (or 4) MMAs per k16-step for
-// Chain steps, its C starting at the carried TwoSum error e of the previous fold (|e| <= u|s|);
-// by tile_sum.cuh's model (*) each MMA's error is at most 18 2^-23 of the magnitudes it adds,
-// which summed over a chain is P Chain 18 2^-23 (|e| + the chain's sum of |terms|). The fold
-// s + chain = s' + e' is exact (TwoSum), so the only other error is the final RN(s + e) (u |P|)
-// and the |e| carried in (second order, covered by the factor 2 of gemm_error_model).
+// block's 128 x 128 tile: 4 x 4 m16n8 accumulators per lane, the (hi, hi) chain (r_chain), the
+// cross chain (r_cross, with Cross) and the fold (s_sum). Proof of the MMA part of the bound:
+// the (hi, hi) chain is one MMA per k16-step for Chain steps (with Cross = false all 3 or 4
+// products go there: P MMAs a step), its C starting at the carried TwoSum error e of the
+// previous fold (|e| <= u|s|) plus the previous cross chain; by tile_sum.cuh's model (*) each
+// MMA's error is at most 18 2^-23 of the magnitudes it adds, which summed over a chain is Chain
+// 18 2^-23 (|C_0| + the chain's sum of |terms|), or P Chain 18 2^-23 with one accumulator. The
+// cross chain starts from 0 and adds terms of at most 2^-10 (1 + 2^-10) |y z| (and 2^-22 |y z|)
+// (gemm_error_model has the sum). The fold s + chain = s' + e' is exact (TwoSum), so the only
+// other errors are RN(e' + cross) and the final RN(s + e) (u |P|) and the |e| carried in
+// (second order, covered by the factor 2 of gemm_error_model).
 template <int Chain, int Products, bool Stats, int BlockK, int Stages, bool Cross>
 __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   using P = Pipe<BlockK, Stages>;
@@ -784,7 +791,7 @@ cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t st
 } // namespace detail
 
 // C = alpha A B + beta C (see the header comment). d_temp == nullptr: size query.
-template <int Chain = 4, int Products = 3, int BlockK = 64, int Stages = 2, bool Cross = true>
+template <int Chain = 8, int Products = 3, int BlockK = 64, int Stages = 2, bool Cross = true>
 cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout layout_b,
                   Layout layout_c, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc,

@@ -30,7 +30,7 @@
 //   - row_sum and row_sumsq against exact sums of the C written, within u |s| + 2^-40 sum_j |C_ij|
 //     (sumsq: u |s| + 2^-40 sum_j C_ij^2);
 //   - a rejected call (bad ldc, small temp_bytes) writes nothing.
-// Each case runs sgemm<> and sgemm<8, 4, 32, 3> (see `config`).
+// Each case runs sgemm<> and sgemm<4, 4, 32, 3, false> (see `config`).
 // Seeds are fixed and logged (MESSAGE).
 #include <doctest/doctest.h>
 
@@ -62,17 +62,18 @@ constexpr Layout layouts[2] = {Layout::row_major, Layout::col_major};
 constexpr double u = 0x1p-24;
 
 // The two configurations the tests instantiate (nvcc is slow: no more): sgemm<> (the header's
-// defaults, Chain 4, Products 3) and sgemm<8, 4, 32, 3>, which covers Products = 4, Chain 8 and
-// BlockK 32.
+// defaults, Chain 8, Products 3, BlockK 64, 2 stages, two accumulators) and
+// sgemm<4, 4, 32, 3, false>, which covers Products = 4, Chain 4, BlockK 32, 3 stages and the one
+// accumulator (Cross = false).
 enum class config { standard, p4 };
 constexpr config configs[2] = {config::standard, config::p4};
 // (std::string: doctest's INFO and MESSAGE print a const char* as an address.)
 std::string name(config c) {
-  return c == config::standard ? "sgemm<>" : "sgemm<8, 4, 32, 3>";
+  return c == config::standard ? "sgemm<>" : "sgemm<4, 4, 32, 3, false>";
 }
 ErrorModel model(config c, int) {
-  return c == config::standard ? tcr::gemm::gemm_error_model<4, 3>()
-                               : tcr::gemm::gemm_error_model<8, 4>();
+  return c == config::standard ? tcr::gemm::gemm_error_model<8, 3>()
+                               : tcr::gemm::gemm_error_model<4, 4, false>();
 }
 cudaError_t call_sgemm(config c, void* temp, std::size_t& bytes, Layout la, Layout lb, Layout lc,
                        int m, int n, int k, float alpha, const float* a, int lda, const float* b,
@@ -80,8 +81,8 @@ cudaError_t call_sgemm(config c, void* temp, std::size_t& bytes, Layout la, Layo
   if (c == config::standard)
     return tcr::gemm::sgemm(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc,
                             nullptr, stats);
-  return tcr::gemm::sgemm<8, 4, 32, 3>(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda, b, ldb,
-                                       beta, cc, ldc, nullptr, stats);
+  return tcr::gemm::sgemm<4, 4, 32, 3, false>(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda, b,
+                                              ldb, beta, cc, ldc, nullptr, stats);
 }
 
 std::uint32_t bits(float x) {
@@ -583,7 +584,8 @@ TEST_CASE("gemm: gemm_error_model's constants are the header's") {
   constexpr double u = 0x1p-24;
   constexpr tcr::gemm::ErrorModel d = tcr::gemm::gemm_error_model<4, 3>();
   CHECK(d.split == 12.004 * u);
-  CHECK(d.mma == 288 * (1 + 0x1p-7) * u); // "Chain = 4: 290.25 u"
+  CHECK(d.mma == 288 * (1 + 0x1p-7) * u);                                  // "Chain = 4: 290.25 u"
+  CHECK(tcr::gemm::gemm_error_model<8, 3>().mma == 576 * (1 + 0x1p-7) * u); // "580.5 u"
   CHECK(d.small == 0x1p-38);
   CHECK(d.final_rounding == u);
   constexpr tcr::gemm::ErrorModel p4 = tcr::gemm::gemm_error_model<4, 4>();
