@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: FP32 GEMM, C = A B (tcr_bench_gemm). tcr::gemm::sgemm (examples/gemm/gemm.cuh)
 // at its defaults (Chain 8), at Chain 4 and 16, with one accumulator for all products (Chain 4
-// and 8, Cross = false) and with its fused row statistics, against cuBLAS on the same float data:
+// and 8, Cross = false), with three split terms (Chain 4) and with its fused row statistics,
+// against cuBLAS on the same float data:
 // SGEMM, TF32, FP16 on fp16-rounded copies, the three-GemmEx fp16 split and (where the toolkit
 // has it) the BF16x9 emulation. All matrices column-major (cuBLAS's native layout), beta = 0.
 //
@@ -74,8 +75,9 @@ enum class method {
   tcr,            // sgemm<> (the header's defaults: Chain 8, two accumulators)
   tcr_c4,         // sgemm<4>
   tcr_c16,        // sgemm<16>
-  tcr_c4_nocross, // sgemm<4, 3, 64, 2, false>: every product in one accumulator
-  tcr_c8_nocross, // sgemm<8, 3, 64, 2, false>
+  tcr_c4_nocross, // sgemm<4, 2, 3, 64, 2, false>: every product in one accumulator
+  tcr_c8_nocross, // sgemm<8, 2, 3, 64, 2, false>
+  tcr_t3,         // sgemm<4, 3>: three terms, six products
   tcr_rowstats,   // sgemm<> with row_sum and row_sumsq
   sgemm,
   tf32,
@@ -90,12 +92,15 @@ struct method_info {
 };
 constexpr method_info methods[] = {
     {method::tcr, "tcr",
-     "tcr::gemm::sgemm<> (the header's default Chain, Products, BlockK, Stages)"},
+     "tcr::gemm::sgemm<> (the header's defaults: Chain 8, two terms, 3 products, BlockK 64, 2 "
+     "stages, two accumulators)"},
     {method::tcr_c4, "tcr.c4", "tcr::gemm::sgemm<4> (Chain 4, BlockK 64, 2 stages)"},
     {method::tcr_c16, "tcr.c16", "tcr::gemm::sgemm<16> (Chain 16, BlockK 64, 2 stages)"},
     {method::tcr_c4_nocross, "tcr.c4.nocross",
-     "tcr::gemm::sgemm<4, 3, 64, 2, false> (the cross products in the (hi, hi) accumulator)"},
-    {method::tcr_c8_nocross, "tcr.c8.nocross", "tcr::gemm::sgemm<8, 3, 64, 2, false>"},
+     "tcr::gemm::sgemm<4, 2, 3, 64, 2, false> (the cross products in the (hi, hi) accumulator)"},
+    {method::tcr_c8_nocross, "tcr.c8.nocross", "tcr::gemm::sgemm<8, 2, 3, 64, 2, false>"},
+    {method::tcr_t3, "tcr.t3.c4",
+     "tcr::gemm::sgemm<4, 3> (three fp16 terms, 6 products, Chain 4, BlockK 32, 2 stages)"},
     {method::tcr_rowstats, "tcr.rowstats",
      "tcr::gemm::sgemm<> with RowStats{row_sum, row_sumsq} (the fused epilogue)"},
     {method::sgemm, "cublas.sgemm", "cublasSgemm (CUBLAS_DEFAULT_MATH)"},
@@ -133,7 +138,8 @@ std::vector<point> points() {
   std::vector<point> r;
   std::vector<method> all = {method::tcr,            method::tcr_c4,
                              method::tcr_c16,        method::tcr_c4_nocross,
-                             method::tcr_c8_nocross, method::tcr_rowstats,
+                             method::tcr_c8_nocross, method::tcr_t3,
+                             method::tcr_rowstats,
                              method::sgemm,          method::tf32,
                              method::f16,            method::f16x3};
   if (TCR_BENCH_HAVE_BF16X9)
@@ -152,7 +158,7 @@ std::vector<point> points() {
   for (data d : {data::uniform, data::spread})
     for (int k : {256, 1024, 4096, 16384, 65536})
       for (method m : {method::tcr, method::tcr_c4, method::tcr_c16, method::tcr_c8_nocross,
-                       method::sgemm, method::f16x3, method::tf32})
+                       method::tcr_t3, method::sgemm, method::f16x3, method::tf32})
         r.push_back({m, d, 1024, 1024, k, true});
   return r;
 }
@@ -408,9 +414,11 @@ cudaError_t call(const point& p, cublasStatus_t* blas = nullptr) {
   case method::tcr_c16:
     return tcr_call<16>(p, false);
   case method::tcr_c4_nocross:
-    return tcr_call<4, 3, 64, 2, false>(p, false);
+    return tcr_call<4, 2, 3, 64, 2, false>(p, false);
   case method::tcr_c8_nocross:
-    return tcr_call<8, 3, 64, 2, false>(p, false);
+    return tcr_call<8, 2, 3, 64, 2, false>(p, false);
+  case method::tcr_t3:
+    return tcr_call<4, 3>(p, false);
   case method::tcr_rowstats:
     return tcr_call<>(p, true);
   case method::sgemm:

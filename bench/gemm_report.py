@@ -33,6 +33,7 @@ METHODS = [
     ("tcr.c16", "tcr sgemm<16>"),
     ("tcr.c4.nocross", "tcr sgemm<4>, one accumulator"),
     ("tcr.c8.nocross", "tcr sgemm<8>, one accumulator"),
+    ("tcr.t3.c4", "tcr sgemm<4, 3> (three terms)"),
     ("tcr.rowstats", "tcr sgemm<> + row stats"),
     ("cublas.sgemm", "cuBLAS SGEMM"),
     ("cublas.tf32", "cuBLAS TF32"),

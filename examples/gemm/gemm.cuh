@@ -17,10 +17,12 @@
 // data), and the split of k into slices depends on the shape only, not on the GPU.
 //
 // Method. Every row i of A is scaled by 2^ea_i and every column j of B by 2^eb_j (powers of two,
-// exact) so that its largest magnitude lies in [2^14, 2^15), then split into two fp16 terms:
+// exact) so that its largest magnitude lies in [2^14, 2^15), then split into Terms = 2 fp16 terms:
 //     y = a 2^ea,  yh = RN16(y),  yl = RN16(y - yh)      (y - yh is exact in float)
 // and likewise z = b 2^eb -> zh, zl. The tensor cores (tcr::mma's sm80 m16n8k16 f16 MMA with
 // f32 accumulators, mma.sync) form yh zh + yh zl + yl zh (Products = 4 adds yl zl) for every k.
+// Terms = 3 splits once more (hi, mid, lo: every float exactly, outside fp16's subnormals) and
+// forms the 6 products of order at most 2.
 // The (hi, hi) products chain over Chain k16-steps in one MMA f32 accumulator, which starts
 // from the carried error of the previous fold; the cross products chain in a second one (Cross,
 // the default: they are 2^-11 of the first's size, so the alignment truncation they add there is
@@ -33,7 +35,8 @@
 // finite inputs and results; proofs at split_terms, gemm_error_model and gemm_kernel below): the
 // product before alpha and beta, P_ij, satisfies
 //     |AB_ij - P_ij| <= (e_split + e_mma) S_ij + 2^-38 k amax_i bmax_j + u |P_ij|       (**)
-// with e_split = 12.004 u (Products = 3; 8.002 u with 4) and e_mma = 36 Chain 2^-23 (1 + 2^-7)
+// with e_split = 12.004 u (Products = 3; 8.002 u with 4; three terms 0.00782 u, and 2^-38 (1 +
+// 2^-9) for the floor's constant) and e_mma = 36 Chain 2^-23 (1 + 2^-7)
 // (Chain = 8, the default: 580.5 u; Chain = 4: 290.25 u; one accumulator, Cross = false:
 // 36 Products Chain 2^-23): a worst case independent of k, where cuBLAS SGEMM's is about k u S
 // (its error grows with k; here only the 2^-38 floor does, and it is 2^-14 u per term). The
@@ -59,20 +62,23 @@
 // workspace. Launch errors are returned as they come (the workspace may then hold partial data).
 //
 // Tuning (template parameters; measured on the H200, bench/results/2026-12-02-h200-gemm-*):
-// Chain, k16-steps per fold (default 8); Products, 3 or 4 (3); BlockK, k per pipeline stage, 32
-// or 64 (64); Stages (2); Cross (true). The error grows with Chain and not with k, the speed with
-// Chain: on uniform [-1, 1] data at 4096^3, Chain 4 / 8 / 16 give errors 1.4e-7 / 2.2e-7 /
-// 4.1e-7 (SGEMM 2.8e-6) at 1.72-1.80x / 2.01-2.06x / 2.12-2.15x SGEMM's speed over two runs
-// (8192^3: 1.80-1.86x / 2.13-2.16x / 2.27-2.29x); one accumulator (Cross = false) about
-// doubles the error at the same speed (Chain 8: 6.1e-7, 2.00-2.03x). The default is below SGEMM's error on every shape and k measured (k = 256 .. 65536,
-// uniform data and exponents spread over 2^-20 .. 2^20; the closest, k = 256 spread: 2.75e-7
-// against 3.18e-7); sgemm<4> is the accurate choice, sgemm<16> the fast one. Tiles: 128 x 128
-// per block of 8 warps (64 x 32 each), cp.async stages of the four fp16 tiles, swizzled shared
-// memory read by ldmatrix with the next k16-step's fragments loading during this one's MMAs; the
-// folds' float sums live in shared memory (64 KiB), which frees the registers for the two
-// chains and that double buffer. One block per SM (255 registers a thread, no spills); shapes of
-// fewer than 128 tiles of 128 x 128 split k (splits_for), the last slice merging the slices'
-// partials with 16 loads in flight (1024^3: 0.98x SGEMM, from 0.55x with one load at a time).
+// Chain, k16-steps per fold (default 8); Terms, 2 or 3 (2); Products, 3 or 4 for two terms (3),
+// 6 for three; BlockK, k per pipeline stage, 32 or 64 (64; three terms: 32); Stages (2); Cross
+// (true). The error grows with Chain and not with k, the speed with Chain: on uniform [-1, 1]
+// data at 4096^3, Chain 4 / 8 / 16 give errors 1.4e-7 / 2.2e-7 / 4.1e-7 (SGEMM 2.8e-6) at
+// 1.72-1.80x / 2.01-2.06x / 2.12-2.15x SGEMM's speed over two runs (8192^3: 1.80-1.86x /
+// 2.13-2.16x / 2.27-2.29x); one accumulator (Cross = false) about doubles the error at the same
+// speed (Chain 8: 6.1e-7, 2.00-2.03x). The default is below SGEMM's error on every shape and k
+// measured (k = 256 .. 65536, uniform data and exponents spread over 2^-20 .. 2^20; the
+// closest, k = 256 spread: 2.75e-7 against 3.18e-7); sgemm<4> is the accurate choice, sgemm<16>
+// the fast one, sgemm<4, 3> (three terms) the most accurate. Tiles: 128 x 128
+// per block of 8 warps (64 x 32 each), cp.async stages of the 2 Terms fp16 tiles, swizzled
+// shared memory read by ldmatrix, with (two terms) the next k16-step's fragments loading during
+// this one's MMAs; the folds' float sums live in shared memory (64 KiB), which frees the
+// registers for the two chains and that double buffer. One block per SM (255 registers a
+// thread, no spills); shapes of fewer than 128 tiles of 128 x 128 split k (splits_for), the last
+// slice merging the slices' partials with 16 loads in flight (1024^3: 0.98x SGEMM, from 0.55x
+// with one load at a time).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -104,26 +110,57 @@ struct ErrorModel {
   double small;          // fp16 subnormal floor, per k amax bmax
   double final_rounding; // the float rounding of s + e
 };
-template <int Chain, int Products, bool Cross = true>
+// The products a (Terms, Products) split forms, in order: A part a_part[i] times B part b_part[i].
+// Two terms: (hi, hi), (hi, lo), (lo, hi) [, (lo, lo)]; three (hi, mid, lo): every pair of order
+// at most 2, (0, 0), (0, 1), (1, 0), (0, 2), (1, 1), (2, 0).
+template <int Terms>
+struct ProductOrder {
+  static_assert(Terms == 2 || Terms == 3, "tcr::gemm: Terms is 2 or 3");
+  static constexpr int most = Terms == 2 ? 4 : 6;
+  // Terms 2: (0, 0) (0, 1) (1, 0) (1, 1); Terms 3: (0, 0) (0, 1) (1, 0) (0, 2) (1, 1) (2, 0).
+  __host__ __device__ static constexpr int a_part(int i) {
+    return i == 2 || i == 4 ? 1 : i == 5 ? 2 : Terms == 2 && i == 3 ? 1 : 0;
+  }
+  __host__ __device__ static constexpr int b_part(int i) {
+    return i == 1 || i == 4 ? 1 : i == 3 ? (Terms == 2 ? 1 : 2) : 0;
+  }
+};
+template <int Terms>
+constexpr int default_products = Terms == 2 ? 3 : 6;
+
+template <int Chain, int Terms = 2, int Products = default_products<Terms>, bool Cross = true>
 constexpr ErrorModel gemm_error_model() {
+  static_assert((Terms == 2 && (Products == 3 || Products == 4)) || (Terms == 3 && Products == 6),
+                "tcr::gemm: two terms form 3 or 4 products, three terms 6");
   constexpr int chain = Chain;
-  // Split: |y - yh - yl| <= 2^-22 |y| + 2^-25 (1 + 2^-11) (scaled units; derivation at
-  // split_terms). Product error per |y z|: (2^-22 + 2^-22 (1 + 2^-22)) from the dropped parts of
-  // y and z, plus |yl zl| <= 2^-22 (1 + 2^-11)^2 when it is dropped (Products = 3): at most
-  // 3.001 * 2^-22 = 12.004 u. MMA: tile_sum.cuh's model (*), per MMA (16 + 2) 2^-23 of the
-  // magnitudes it adds (C included).
-  // Cross (the default): the (hi, hi) chain is Chain MMAs, its C starting from the carried error
+  // Split (derivation at split_terms; scaled units): two terms leave |y - yh - yl| <= 2^-22 |y| +
+  // 2^-25 (1 + 2^-11); the product error per |y z| is (2^-22 + 2^-22 (1 + 2^-22)) from the
+  // dropped parts of y and z, plus |yl zl| <= 2^-22 (1 + 2^-11)^2 when it is dropped (Products =
+  // 3): at most 3.001 * 2^-22 = 12.004 u (8.002 u with Products = 4). Three terms leave
+  // |y - t0 - t1 - t2| <= 2^-33 |y| + 2^-25 (1 + 2^-10); the dropped parts of y and z and the
+  // dropped products t1 u2, t2 u1 (each <= 2^-33 (1 + 2^-10) |y z|) and t2 u2 (2^-44) add up to
+  // at most 4.004 * 2^-33 = 0.00782 u. The subnormal floors (the 2^-25 terms) give the "small"
+  // term, 2^-39 amax bmax per product for each operand; three terms add t1 u2-type floors below
+  // 2^-9 of that.
+  // MMA: tile_sum.cuh's model (*), per MMA (16 + 2) 2^-23 of the magnitudes it adds (C
+  // included).
+  // Cross (the default): the (0, 0) chain is Chain MMAs, its C starting from the carried error
   // plus the previous cross chain, so each of its terms is counted at most Chain times: Chain 18
   // 2^-23. The cross chain, (Products - 1) Chain MMAs from 0, adds terms of at most 2^-10 (1 +
-  // 2^-10) |y z| (two cross products) + 2^-22 |y z| (lo lo): (Products - 1) Chain 18 2^-23 3 2^-10
-  // at most, and feeding it into the next (hi, hi) chain adds Chain 18 2^-23 2^-10 of the previous
-  // chain's: together under 2^-7 of the (hi, hi) part. One accumulator (Cross = false): P = 3 or
-  // 4 MMAs per k16-step for Chain steps, every term of the chain and C counted at most P Chain
-  // times: P Chain 18 2^-23. Either is times (1 + 2^-20) for the carried error and the split's
-  // parts summing slightly above S, and doubled as tile_sum.cuh does, for second-order terms.
+  // 2^-10) |y z| (the two first-order products) + 2^-22 |y z| each (the others): at most
+  // (Products - 1) Chain 18 2^-23 (2^-10 + 4 2^-22) (1 + 2^-10) <= Chain 18 2^-23 0.0049, and
+  // feeding it into the next (0, 0) chain adds Chain 18 2^-23 2^-10 of the previous chain's:
+  // together under 2^-7 of the (0, 0) part. One accumulator (Cross = false): P = Products MMAs
+  // per k16-step for Chain steps, every term of the chain and C counted at most P Chain times:
+  // P Chain 18 2^-23. Either is times (1 + 2^-20) for the carried error and the split's parts
+  // summing slightly above S, and doubled as tile_sum.cuh does, for second-order terms.
+  constexpr double split = Terms == 3 ? 4.004 * 0x1p-33
+                           : Products == 4 ? 8.002 * 0x1p-24
+                                           : 12.004 * 0x1p-24;
   constexpr double mma = Cross ? 2.0 * chain * 18.0 * 0x1p-23 * (1 + 0x1p-7)
                                : 2.0 * Products * chain * 18.0 * 0x1p-23;
-  return ErrorModel{Products == 4 ? 8.002 * 0x1p-24 : 12.004 * 0x1p-24, mma, 0x1p-38, 0x1p-24};
+  constexpr double small = Terms == 3 ? 0x1p-38 * (1 + 0x1p-9) : 0x1p-38;
+  return ErrorModel{split, mma, small, 0x1p-24};
 }
 
 namespace detail {
@@ -134,18 +171,20 @@ constexpr int group_m = 8; // block rasterisation (L2 reuse)
 static_assert(block_m == block_n, "one tile shape for A and B");
 
 // The main loop's shared-memory pipeline: BlockK (32 or 64) k per stage, Stages stages, each
-// holding the four fp16 tiles A hi, A lo, B hi, B lo of [128][BlockK].
-template <int BlockK, int Stages>
+// holding the 2 Terms fp16 tiles of [128][BlockK]: A's parts, then B's.
+template <int BlockK, int Stages, int Terms>
 struct Pipe {
   static_assert(BlockK == 32 || BlockK == 64, "tcr::gemm: BlockK is 32 or 64");
   static constexpr int chunks = BlockK / 8; // 16-byte chunks per tile row
   static constexpr int tile_bytes = block_m * BlockK * 2;
-  static constexpr int stage_bytes = 4 * tile_bytes;
+  static constexpr int tiles = 2 * Terms;
+  static constexpr int stage_bytes = tiles * tile_bytes;
   static constexpr int pipe_bytes = Stages * stage_bytes;
   static constexpr int smem_bytes = pipe_bytes + threads * 64 * 4; // + the folds' sums
   static_assert(smem_bytes <= 227 * 1024,
                 "tcr::gemm: BlockK x Stages too large for sm_90's 227 KiB of shared memory per "
-                "block (BlockK 32: at most 5 stages; BlockK 64: 2)");
+                "block (two terms: BlockK 32 at most 5 stages, BlockK 64 2; three terms: BlockK "
+                "32 at most 3)");
   // Byte offset of chunk c of tile row r: the chunk index is XORed with a function of r so that
   // the 8 rows an ldmatrix phase reads (same c) hit 8 distinct 16-byte bank groups.
   __device__ __forceinline__ static std::uint32_t swizzle(int r, int c) {
@@ -162,8 +201,8 @@ inline std::size_t round_up(std::size_t x, std::size_t to) {
 // rows' max |x| bits, and the row-statistics partials with their arrival counters.
 struct Workspace {
   std::size_t mp, np, kp, m_blocks, n_blocks, splits;
-  std::size_t a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, a_max, b_max, counters, tile_counters, partials,
-      split_partials, zero_end;
+  std::size_t a_part[3], b_part[3], a_exp, b_exp, a_max, b_max, counters, tile_counters,
+      partials, split_partials, zero_end;
   std::size_t bytes;
 };
 
@@ -176,7 +215,7 @@ inline std::size_t splits_for(std::size_t tiles, std::size_t kp) {
   s = s < most ? s : most;
   return s < 16 ? s : 16;
 }
-inline Workspace plan(int m, int n, int k) {
+inline Workspace plan(int m, int n, int k, int terms) {
   Workspace w{};
   w.mp = round_up(static_cast<std::size_t>(m), block_m);
   w.np = round_up(static_cast<std::size_t>(n), block_n);
@@ -190,10 +229,10 @@ inline Workspace plan(int m, int n, int k) {
     at = round_up(at + bytes, 256);
     return here;
   };
-  w.a_hi = take(w.mp * w.kp * 2);
-  w.a_lo = take(w.mp * w.kp * 2);
-  w.b_hi = take(w.np * w.kp * 2);
-  w.b_lo = take(w.np * w.kp * 2);
+  for (int t = 0; t < 3; ++t)
+    w.a_part[t] = t < terms ? take(w.mp * w.kp * 2) : 0;
+  for (int t = 0; t < 3; ++t)
+    w.b_part[t] = t < terms ? take(w.np * w.kp * 2) : 0;
   w.a_exp = take(w.mp * 4);
   w.b_exp = take(w.np * 4);
   w.a_max = take(w.mp * 4); // zeroed per call from here ...
@@ -288,38 +327,53 @@ __device__ inline int scale_exponent(unsigned max_bits) {
   return 14 - ilogbf(mx);
 }
 
-// The split of one scaled value y = x 2^e (|y| < 2^15): yh = RN16(y), yl = RN16(y - yh).
-// Derivation of the split error (used by gemm_error_model): y - yh is exact in float (a multiple
-// of ulp_f32(y) of magnitude <= ulp16(yh) / 2, at most 13 bits; or y's own value when yh = 0).
-// |y - yh| <= 2^-11 |y| when yh is a normal fp16 (|y| >= 2^-14), else <= 2^-25 (half the
-// smallest subnormal); yl = RN16(y - yh) adds 2^-11 |y - yh| or, subnormal, 2^-25. So
-// |y - yh - yl| <= 2^-22 |y| + 2^-25 (1 + 2^-11), and |yl| <= (1 + 2^-11)(2^-11 |y| + 2^-25).
-// Values with |y| < 2^-126 (x below 2^-140 of the row's max) round to 0 in the scaling itself
-// (float's subnormals are exact, so ldexpf only rounds below 2^-149: within the 2^-25 floor).
-struct SplitTerms {
-  __half hi, lo;
+// The split of one scaled value y = x 2^e (|y| < 2^15) into Terms fp16 parts: r_0 = y,
+// t_i = RN16(r_i), r_(i+1) = r_i - t_i (two terms: yh = t_0, yl = t_1). Derivation of the split
+// error (used by gemm_error_model): each r_(i+1) is exact in float (Sterbenz: t_i is 0 or within
+// a factor 2 of r_i, also among fp16's subnormals). |r_i - t_i| <= 2^-11 |r_i| when t_i is a
+// normal fp16 (|r_i| >= 2^-14), else <= 2^-25 (half the smallest subnormal). So two terms leave
+// |y - t_0 - t_1| <= 2^-22 |y| + 2^-25 (1 + 2^-11), with |t_1| <= (1 + 2^-11)(2^-11 |y| +
+// 2^-25); three leave |y - t_0 - t_1 - t_2| <= 2^-33 |y| + 2^-25 (1 + 2^-11 + 2^-22). Values with
+// |y| < 2^-126 (x below 2^-140 of the row's max) round to 0 in the scaling itself (float's
+// subnormals are exact, so ldexpf only rounds below 2^-149: within the 2^-25 floor). A non-finite
+// y keeps its t_0 and zero parts after it.
+template <int Terms>
+struct SplitParts {
+  __half t[Terms];
 };
-__device__ inline SplitTerms split_terms(float x, int e) {
+template <int Terms>
+__device__ inline SplitParts<Terms> split_terms(float x, int e) {
+  SplitParts<Terms> r;
   const float y = ldexpf(x, e);
-  const __half hi = __float2half_rn(y);
-  const float rest = __fsub_rn(y, __half2float(hi));
-  return {hi, __float2half_rn(isfinite(y) ? rest : 0.f)};
+  float rest = y;
+  TCR_UNROLL
+  for (int i = 0; i < Terms; ++i) {
+    r.t[i] = __float2half_rn(rest);
+    rest = isfinite(y) ? __fsub_rn(rest, __half2float(r.t[i])) : 0.f;
+  }
+  return r;
 }
 
-// Pass 2: the scaled split of every element into [rows_padded][kp] (zeros in the padding), and
+// The split operands' planes: [Terms][rows_padded][kp] fp16 each (k contiguous).
+struct Planes {
+  __half* a[3];
+  __half* b[3];
+};
+
+// Pass 2: the scaled split of every element into Terms planes [rows_padded][kp] (zeros in the
+// padding), and
 // each row's exponent. A block of 32 x 8 threads covers 32 rows and 64 k at a time (grid-stride
 // over the padded shape); it reads through a shared tile along the contiguous dimension and
 // writes half2 pairs.
-template <int = 0>
+template <int Terms>
 __global__ void __launch_bounds__(256)
     split_kernel(OperandView a, OperandView b, const unsigned* g_a_max, const unsigned* g_b_max,
-                 __half* g_a_hi, __half* g_a_lo, __half* g_b_hi, __half* g_b_lo, int* g_a_exp,
-                 int* g_b_exp, long long a_rows_padded, long long b_rows_padded, long long kp) {
+                 Planes planes, int* g_a_exp, int* g_b_exp, long long a_rows_padded,
+                 long long b_rows_padded, long long kp) {
   const bool is_a = blockIdx.z == 0;
   const OperandView v = is_a ? a : b;
   const unsigned* g_max = is_a ? g_a_max : g_b_max;
-  __half* g_hi = is_a ? g_a_hi : g_b_hi;
-  __half* g_lo = is_a ? g_a_lo : g_b_lo;
+  __half* const* g_part = is_a ? planes.a : planes.b;
   int* g_exp = is_a ? g_a_exp : g_b_exp;
   const long long rows_padded = is_a ? a_rows_padded : b_rows_padded;
   __shared__ float s_tile[32][65]; // [row][k]
@@ -356,11 +410,12 @@ __global__ void __launch_bounds__(256)
       TCR_UNROLL
       for (int i = 0; i < 4; ++i) {
         const int row = y + 8 * i;
-        const SplitTerms t0 = split_terms(s_tile[row][2 * x], s_exp[row]);
-        const SplitTerms t1 = split_terms(s_tile[row][2 * x + 1], s_exp[row]);
+        const SplitParts<Terms> t0 = split_terms<Terms>(s_tile[row][2 * x], s_exp[row]);
+        const SplitParts<Terms> t1 = split_terms<Terms>(s_tile[row][2 * x + 1], s_exp[row]);
         const std::size_t at = static_cast<std::size_t>(r0 + row) * kp + k0 + 2 * x;
-        *reinterpret_cast<__half2*>(g_hi + at) = __halves2half2(t0.hi, t1.hi);
-        *reinterpret_cast<__half2*>(g_lo + at) = __halves2half2(t0.lo, t1.lo);
+        TCR_UNROLL
+        for (int t = 0; t < Terms; ++t)
+          *reinterpret_cast<__half2*>(g_part[t] + at) = __halves2half2(t0.t[t], t1.t[t]);
       }
     }
 }
@@ -385,7 +440,7 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t
 }
 
 struct GemmParams {
-  const __half *a_hi, *a_lo, *b_hi, *b_lo; // [mp][kp], [np][kp]
+  const __half *a_part[3], *b_part[3]; // [mp][kp], [np][kp] each (Terms of them)
   const int *a_exp, *b_exp;
   float* c;
   long long c_row_stride, c_col_stride;
@@ -412,10 +467,12 @@ struct GemmParams {
 // (gemm_error_model has the sum). The fold s + chain = s' + e' is exact (TwoSum), so the only
 // other errors are RN(e' + cross) and the final RN(s + e) (u |P|) and the |e| carried in
 // (second order, covered by the factor 2 of gemm_error_model).
-template <int Chain, int Products, bool Stats, int BlockK, int Stages, bool Cross>
+template <int Chain, int Terms, int Products, bool Stats, int BlockK, int Stages, bool Cross>
 __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
-  using P = Pipe<BlockK, Stages>;
-  static_assert(Products == 3 || Products == 4, "tcr::gemm: Products is 3 or 4");
+  using P = Pipe<BlockK, Stages, Terms>;
+  using Order = ProductOrder<Terms>;
+  static_assert((Terms == 2 && (Products == 3 || Products == 4)) || (Terms == 3 && Products == 6),
+                "tcr::gemm: two terms form 3 or 4 products, three terms 6");
   static_assert(Chain >= 1 && Chain <= 64, "tcr::gemm: Chain is 1 .. 64 k16-steps");
   using Mma = tcr::mma::sm80_m16n8k16_f32_f16_f16_f32;
   extern __shared__ __align__(128) unsigned char s_raw[];
@@ -434,16 +491,18 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp & 1, wn = warp >> 1;
   const std::size_t kp = static_cast<std::size_t>(p.kp);
-  const __half* g_src[4] = {p.a_hi + static_cast<std::size_t>(bm) * block_m * kp,
-                            p.a_lo + static_cast<std::size_t>(bm) * block_m * kp,
-                            p.b_hi + static_cast<std::size_t>(bn) * block_n * kp,
-                            p.b_lo + static_cast<std::size_t>(bn) * block_n * kp};
+  const __half* g_src[P::tiles]; // A's parts, then B's
+  TCR_UNROLL
+  for (int t = 0; t < Terms; ++t) {
+    g_src[t] = p.a_part[t] + static_cast<std::size_t>(bm) * block_m * kp;
+    g_src[Terms + t] = p.b_part[t] + static_cast<std::size_t>(bn) * block_n * kp;
+  }
   const std::uint32_t s_base = smem_address(s_raw);
 
   auto load_stage = [&](int stage, int kt) {
     const std::uint32_t s_stage = s_base + stage * P::stage_bytes;
     TCR_UNROLL
-    for (int op = 0; op < 4; ++op) {
+    for (int op = 0; op < P::tiles; ++op) {
       TCR_UNROLL
       for (int i = 0; i < block_m * P::chunks / threads; ++i) {
         const int q = tid + i * threads, r = q / P::chunks, c = q % P::chunks;
@@ -491,9 +550,9 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     s4 = make_float4(r_s[0], r_s[1], r_s[2], r_s[3]);
   };
 
-  // The fragments of one k16-step: [hi, lo][tile][register].
+  // The fragments of one k16-step: [part][tile][register].
   struct Fragments {
-    std::uint32_t a[2][4][4], b[2][4][2];
+    std::uint32_t a[Terms][4][4], b[Terms][4][2];
   };
   // ldmatrix addresses. A (x4 = the m16 x k16 fragment): lane l reads row l % 16, chunk
   // 2 kk + l / 16 of its m-tile. B (x4 = two n8 x k16 fragments): lane l reads row
@@ -509,10 +568,10 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
     const std::uint32_t s_stage = s_base + stage * P::stage_bytes;
     const std::uint32_t a_at =
         s_stage + a_row * row_bytes + chunk_offset(a_row, kk * 2 + (lane >> 4));
-    const std::uint32_t b_at = s_stage + 2 * P::tile_bytes + b_row * row_bytes +
+    const std::uint32_t b_at = s_stage + Terms * P::tile_bytes + b_row * row_bytes +
                                chunk_offset(b_row, kk * 2 + ((lane >> 3) & 1));
     TCR_UNROLL
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < Terms; ++h) {
       TCR_UNROLL
       for (int mi = 0; mi < 4; ++mi)
         ldmatrix_x4(f.a[h][mi], a_at + h * P::tile_bytes + mi * 16 * row_bytes);
@@ -536,7 +595,7 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   const int k_tiles =
       static_cast<int>(static_cast<long long>(slice + 1) * all_k_tiles / p.splits) - kt_begin;
   TCR_UNROLL
-  for (int op = 0; op < 4; ++op)
+  for (int op = 0; op < P::tiles; ++op)
     g_src[op] += static_cast<std::size_t>(kt_begin) * BlockK;
   constexpr int kk_steps = BlockK / 16;
   TCR_UNROLL
@@ -547,37 +606,46 @@ __global__ void __launch_bounds__(threads, 1) gemm_kernel(GemmParams p) {
   }
   cp_async_wait<Stages - 1>();
   __syncthreads();
-  Fragments frag[2];
+  // Two terms double-buffer the fragments (the next k16-step's load while this one's MMAs run);
+  // three terms' 72 fragment registers a set leave room for one set only (it reloads after the
+  // MMAs).
+  constexpr bool double_buffer = Terms == 2;
+  Fragments frag[double_buffer ? 2 : 1];
   load_fragments(frag[0], 0, 0);
 
   int steps = 0; // k16-steps since the last fold
   for (int kt = 0; kt < k_tiles; ++kt) {
     TCR_UNROLL
     for (int kk = 0; kk < kk_steps; ++kk) {
-      Fragments& cur = frag[kk & 1];
-      Fragments& next = frag[(kk + 1) & 1];
-      if (kk + 1 < kk_steps) {
-        load_fragments(next, kt % Stages, kk + 1);
-      } else if (kt + 1 < k_tiles) {
-        cp_async_wait<Stages - 2>();
-        __syncthreads(); // tile kt + 1 has landed; nobody reads stage kt % Stages any more
-        if (kt + Stages < k_tiles)
-          load_stage(kt % Stages, kt + Stages);
-        cp_async_commit();
-        load_fragments(next, (kt + 1) % Stages, 0);
-      }
-      // (hi, hi), (hi, lo), (lo, hi) [, (lo, lo)], each over all 16 accumulators before the
-      // next, so 16 independent MMAs hide each one's latency.
+      Fragments& cur = frag[double_buffer ? (kk & 1) : 0];
+      Fragments& next = frag[double_buffer ? ((kk + 1) & 1) : 0];
+      auto fetch_next = [&] {
+        if (kk + 1 < kk_steps) {
+          load_fragments(next, kt % Stages, kk + 1);
+        } else if (kt + 1 < k_tiles) {
+          cp_async_wait<Stages - 2>();
+          __syncthreads(); // tile kt + 1 has landed; nobody reads stage kt % Stages any more
+          if (kt + Stages < k_tiles)
+            load_stage(kt % Stages, kt + Stages);
+          cp_async_commit();
+          load_fragments(next, (kt + 1) % Stages, 0);
+        }
+      };
+      if constexpr (double_buffer)
+        fetch_next();
+      // The products in ProductOrder's order, each over all 16 accumulators before the next,
+      // so 16 independent MMAs hide each one's latency.
       TCR_UNROLL
-      for (int prod = 0; prod < Products; ++prod) // A part prod / 2, B part prod % 2
+      for (int prod = 0; prod < Products; ++prod)
         TCR_UNROLL
       for (int mi = 0; mi < 4; ++mi)
         TCR_UNROLL
-      for (int ni = 0; ni < 4; ++ni)
-      {
+      for (int ni = 0; ni < 4; ++ni) {
         float(&acc)[4] = (Cross && prod != 0) ? r_cross[mi][ni] : r_chain[mi][ni];
-        Mma::mma(acc, cur.a[prod >> 1][mi], cur.b[prod & 1][ni], acc);
+        Mma::mma(acc, cur.a[Order::a_part(prod)][mi], cur.b[Order::b_part(prod)][ni], acc);
       }
+      if constexpr (!double_buffer)
+        fetch_next();
       if (++steps == Chain) {
         TCR_UNROLL
         for (int mi = 0; mi < 4; ++mi)
@@ -767,10 +835,10 @@ inline OperandView view_of(Layout layout, const float* p, int ld, int rows, int 
                               : OperandView{p, second_stride, first_stride, rows, k};
 }
 
-template <int Chain, int Products, bool Stats, int BlockK, int Stages, bool Cross>
+template <int Chain, int Terms, int Products, bool Stats, int BlockK, int Stages, bool Cross>
 cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t stream) {
-  auto kernel = gemm_kernel<Chain, Products, Stats, BlockK, Stages, Cross>;
-  constexpr int bytes = Pipe<BlockK, Stages>::smem_bytes;
+  auto kernel = gemm_kernel<Chain, Terms, Products, Stats, BlockK, Stages, Cross>;
+  constexpr int bytes = Pipe<BlockK, Stages, Terms>::smem_bytes;
   // The shared-memory opt-in, once per device (for devices 0 .. 63; others every call).
   static std::atomic<std::uint64_t> s_done{0};
   int device = 0;
@@ -791,14 +859,17 @@ cudaError_t launch_gemm(const GemmParams& params, unsigned grid, cudaStream_t st
 } // namespace detail
 
 // C = alpha A B + beta C (see the header comment). d_temp == nullptr: size query.
-template <int Chain = 8, int Products = 3, int BlockK = 64, int Stages = 2, bool Cross = true>
+template <int Chain = 8, int Terms = 2, int Products = default_products<Terms>,
+          int BlockK = Terms == 2 ? 64 : 32, int Stages = 2, bool Cross = true>
 cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout layout_b,
                   Layout layout_c, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc,
                   cudaStream_t stream = nullptr, RowStats stats = {}) {
   if (m <= 0 || n <= 0 || k <= 0)
     return cudaErrorInvalidValue;
-  const detail::Workspace w = detail::plan(m, n, k);
+  static_assert((Terms == 2 && (Products == 3 || Products == 4)) || (Terms == 3 && Products == 6),
+                "tcr::gemm: two terms form 3 or 4 products, three terms 6");
+  const detail::Workspace w = detail::plan(m, n, k, Terms);
   if (w.splits * w.m_blocks * w.n_blocks > 0x7fffffffu || w.kp > 0x7fffffffu)
     return cudaErrorInvalidValue;
   if (d_temp == nullptr) {
@@ -831,23 +902,24 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   detail::row_max_kernel<<<dim3(spans, rows32, 2), tile_block, 0, stream>>>(va, vb, a_max, b_max);
   if ((err = cudaGetLastError()) != cudaSuccess)
     return err;
-  auto* a_hi = reinterpret_cast<__half*>(at(w.a_hi));
-  auto* a_lo = reinterpret_cast<__half*>(at(w.a_lo));
-  auto* b_hi = reinterpret_cast<__half*>(at(w.b_hi));
-  auto* b_lo = reinterpret_cast<__half*>(at(w.b_lo));
+  detail::Planes planes{};
+  for (int t = 0; t < Terms; ++t) {
+    planes.a[t] = reinterpret_cast<__half*>(at(w.a_part[t]));
+    planes.b[t] = reinterpret_cast<__half*>(at(w.b_part[t]));
+  }
   auto* a_exp = reinterpret_cast<int*>(at(w.a_exp));
   auto* b_exp = reinterpret_cast<int*>(at(w.b_exp));
-  detail::split_kernel<<<dim3(capped(w.kp / 64), rows32, 2), tile_block, 0, stream>>>(
-      va, vb, a_max, b_max, a_hi, a_lo, b_hi, b_lo, a_exp, b_exp, static_cast<long long>(w.mp),
+  detail::split_kernel<Terms><<<dim3(capped(w.kp / 64), rows32, 2), tile_block, 0, stream>>>(
+      va, vb, a_max, b_max, planes, a_exp, b_exp, static_cast<long long>(w.mp),
       static_cast<long long>(w.np), static_cast<long long>(w.kp));
   if ((err = cudaGetLastError()) != cudaSuccess)
     return err;
 
   detail::GemmParams params{};
-  params.a_hi = a_hi;
-  params.a_lo = a_lo;
-  params.b_hi = b_hi;
-  params.b_lo = b_lo;
+  for (int t = 0; t < Terms; ++t) {
+    params.a_part[t] = planes.a[t];
+    params.b_part[t] = planes.b[t];
+  }
   params.a_exp = a_exp;
   params.b_exp = b_exp;
   params.c = c;
@@ -869,8 +941,10 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   params.tile_counters = reinterpret_cast<unsigned*>(at(w.tile_counters));
   const unsigned grid = static_cast<unsigned>(w.splits * w.m_blocks * w.n_blocks);
   if (stats.row_sum != nullptr || stats.row_sumsq != nullptr)
-    return detail::launch_gemm<Chain, Products, true, BlockK, Stages, Cross>(params, grid, stream);
-  return detail::launch_gemm<Chain, Products, false, BlockK, Stages, Cross>(params, grid, stream);
+    return detail::launch_gemm<Chain, Terms, Products, true, BlockK, Stages, Cross>(params, grid,
+                                                                                   stream);
+  return detail::launch_gemm<Chain, Terms, Products, false, BlockK, Stages, Cross>(params, grid,
+                                                                                  stream);
 }
 
 } // namespace tcr::gemm

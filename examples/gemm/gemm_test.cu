@@ -30,7 +30,7 @@
 //   - row_sum and row_sumsq against exact sums of the C written, within u |s| + 2^-40 sum_j |C_ij|
 //     (sumsq: u |s| + 2^-40 sum_j C_ij^2);
 //   - a rejected call (bad ldc, small temp_bytes) writes nothing.
-// Each case runs sgemm<> and sgemm<4, 4, 32, 3, false> (see `config`).
+// Each case runs sgemm<>, sgemm<4, 2, 4, 32, 3, false> and sgemm<4, 3> (see `config`).
 // Seeds are fixed and logged (MESSAGE).
 #include <doctest/doctest.h>
 
@@ -61,19 +61,22 @@ using ld_t = long double;
 constexpr Layout layouts[2] = {Layout::row_major, Layout::col_major};
 constexpr double u = 0x1p-24;
 
-// The two configurations the tests instantiate (nvcc is slow: no more): sgemm<> (the header's
-// defaults, Chain 8, Products 3, BlockK 64, 2 stages, two accumulators) and
-// sgemm<4, 4, 32, 3, false>, which covers Products = 4, Chain 4, BlockK 32, 3 stages and the one
-// accumulator (Cross = false).
-enum class config { standard, p4 };
-constexpr config configs[2] = {config::standard, config::p4};
+// The three configurations the tests instantiate (nvcc is slow: no more): sgemm<> (the header's
+// defaults, Chain 8, two terms, 3 products, BlockK 64, 2 stages, two accumulators),
+// sgemm<4, 2, 4, 32, 3, false>, which covers Products = 4, Chain 4, BlockK 32, 3 stages and the
+// one accumulator (Cross = false), and sgemm<4, 3> (three terms, 6 products, BlockK 32).
+enum class config { standard, p4, t3 };
+constexpr config configs[3] = {config::standard, config::p4, config::t3};
 // (std::string: doctest's INFO and MESSAGE print a const char* as an address.)
 std::string name(config c) {
-  return c == config::standard ? "sgemm<>" : "sgemm<4, 4, 32, 3, false>";
+  return c == config::standard ? "sgemm<>"
+         : c == config::p4     ? "sgemm<4, 2, 4, 32, 3, false>"
+                               : "sgemm<4, 3>";
 }
 ErrorModel model(config c, int) {
-  return c == config::standard ? tcr::gemm::gemm_error_model<8, 3>()
-                               : tcr::gemm::gemm_error_model<4, 4, false>();
+  return c == config::standard ? tcr::gemm::gemm_error_model<8>()
+         : c == config::p4     ? tcr::gemm::gemm_error_model<4, 2, 4, false>()
+                               : tcr::gemm::gemm_error_model<4, 3>();
 }
 cudaError_t call_sgemm(config c, void* temp, std::size_t& bytes, Layout la, Layout lb, Layout lc,
                        int m, int n, int k, float alpha, const float* a, int lda, const float* b,
@@ -81,8 +84,11 @@ cudaError_t call_sgemm(config c, void* temp, std::size_t& bytes, Layout la, Layo
   if (c == config::standard)
     return tcr::gemm::sgemm(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc,
                             nullptr, stats);
-  return tcr::gemm::sgemm<4, 4, 32, 3, false>(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda, b,
-                                              ldb, beta, cc, ldc, nullptr, stats);
+  if (c == config::p4)
+    return tcr::gemm::sgemm<4, 2, 4, 32, 3, false>(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda,
+                                                   b, ldb, beta, cc, ldc, nullptr, stats);
+  return tcr::gemm::sgemm<4, 3>(temp, bytes, la, lb, lc, m, n, k, alpha, a, lda, b, ldb, beta, cc,
+                                ldc, nullptr, stats);
 }
 
 std::uint32_t bits(float x) {
@@ -582,21 +588,25 @@ TEST_CASE("gemm: each leading-dimension rule, for each layout") {
 
 TEST_CASE("gemm: gemm_error_model's constants are the header's") {
   constexpr double u = 0x1p-24;
-  constexpr tcr::gemm::ErrorModel d = tcr::gemm::gemm_error_model<4, 3>();
+  constexpr tcr::gemm::ErrorModel d = tcr::gemm::gemm_error_model<4>();
   CHECK(d.split == 12.004 * u);
-  CHECK(d.mma == 288 * (1 + 0x1p-7) * u);                                  // "Chain = 4: 290.25 u"
-  CHECK(tcr::gemm::gemm_error_model<8, 3>().mma == 576 * (1 + 0x1p-7) * u); // "580.5 u"
+  CHECK(d.mma == 288 * (1 + 0x1p-7) * u);                               // "Chain = 4: 290.25 u"
+  CHECK(tcr::gemm::gemm_error_model<8>().mma == 576 * (1 + 0x1p-7) * u); // "580.5 u"
   CHECK(d.small == 0x1p-38);
   CHECK(d.final_rounding == u);
-  constexpr tcr::gemm::ErrorModel p4 = tcr::gemm::gemm_error_model<4, 4>();
+  constexpr tcr::gemm::ErrorModel p4 = tcr::gemm::gemm_error_model<4, 2, 4>();
   CHECK(p4.split == 8.002 * u);
   CHECK(p4.mma == d.mma); // the (hi, hi) chain's alone
-  constexpr tcr::gemm::ErrorModel c16 = tcr::gemm::gemm_error_model<16, 3>();
+  constexpr tcr::gemm::ErrorModel c16 = tcr::gemm::gemm_error_model<16>();
   CHECK(c16.mma == 4 * d.mma); // linear in Chain
   CHECK(c16.split == d.split);
-  constexpr tcr::gemm::ErrorModel one = tcr::gemm::gemm_error_model<4, 3, false>();
+  constexpr tcr::gemm::ErrorModel one = tcr::gemm::gemm_error_model<4, 2, 3, false>();
   CHECK(one.mma == 864 * u); // one accumulator: linear in Products too
-  CHECK(3 * tcr::gemm::gemm_error_model<4, 4, false>().mma == 4 * one.mma);
+  CHECK(3 * tcr::gemm::gemm_error_model<4, 2, 4, false>().mma == 4 * one.mma);
+  constexpr tcr::gemm::ErrorModel t3 = tcr::gemm::gemm_error_model<4, 3>();
+  CHECK(t3.split == 4.004 * 0x1p-33); // "0.00782 u"
+  CHECK(t3.mma == d.mma);
+  CHECK(t3.small == 0x1p-38 * (1 + 0x1p-9));
 }
 
 TEST_CASE("gemm test support: the exact reference and the bound catch what they should") {
