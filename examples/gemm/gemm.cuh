@@ -66,19 +66,20 @@
 // 6 for three; BlockK, k per pipeline stage, 32 or 64 (64; three terms: 32); Stages (2); Cross
 // (true). The error grows with Chain and not with k, the speed with Chain: on uniform [-1, 1]
 // data at 4096^3, Chain 4 / 8 / 16 give errors 1.4e-7 / 2.2e-7 / 4.1e-7 (SGEMM 2.8e-6) at
-// 1.72-1.80x / 2.01-2.06x / 2.12-2.15x SGEMM's speed over two runs (8192^3: 1.80-1.86x /
-// 2.13-2.16x / 2.27-2.29x); one accumulator (Cross = false) about doubles the error at the same
+// 1.72-1.80x / 2.01-2.06x / 2.12-2.15x SGEMM's speed over three runs (8192^3: 1.80-1.86x /
+// 2.13-2.17x / 2.27-2.31x); one accumulator (Cross = false) about doubles the error at the same
 // speed (Chain 8: 6.1e-7, 2.00-2.03x). The default is below SGEMM's error on every shape and k
 // measured (k = 256 .. 65536, uniform data and exponents spread over 2^-20 .. 2^20; the
 // closest, k = 256 spread: 2.75e-7 against 3.18e-7); sgemm<4> is the accurate choice, sgemm<16>
-// the fast one, sgemm<4, 3> (three terms) the most accurate. Tiles: 128 x 128
-// per block of 8 warps (64 x 32 each), cp.async stages of the 2 Terms fp16 tiles, swizzled
-// shared memory read by ldmatrix, with (two terms) the next k16-step's fragments loading during
-// this one's MMAs; the folds' float sums live in shared memory (64 KiB), which frees the
-// registers for the two chains and that double buffer. One block per SM (255 registers a
-// thread, no spills); shapes of fewer than 128 tiles of 128 x 128 split k (splits_for), the last
-// slice merging the slices' partials with 16 loads in flight (1024^3: 0.98x SGEMM, from 0.55x
-// with one load at a time).
+// the fast one. Three terms (sgemm<4, 3>) make the split exact but gain little, the chains'
+// truncation being what is left: 1.36e-7 at 4096^3 against sgemm<4>'s 1.44e-7, at 0.98x SGEMM's
+// speed. Tiles: 128 x 128 per block of 8 warps (64 x 32 each), cp.async stages of the 2 Terms
+// fp16 tiles, swizzled shared memory read by ldmatrix, with (two terms) the next k16-step's
+// fragments loading during this one's MMAs; the folds' float sums live in shared memory (64
+// KiB), which frees the registers for the two chains and that double buffer. One block per SM
+// (255 registers a thread, no spills); shapes of fewer than 128 tiles of 128 x 128 split k
+// (splits_for), the last slice merging the slices' partials with 16 loads in flight (1024^3:
+// 0.90-0.98x SGEMM, from 0.55x with one load at a time).
 #pragma once
 
 #include <cuda_fp16.h>
