@@ -362,10 +362,9 @@ struct Planes {
 };
 
 // Pass 2: the scaled split of every element into Terms planes [rows_padded][kp] (zeros in the
-// padding), and
-// each row's exponent. A block of 32 x 8 threads covers 32 rows and 64 k at a time (grid-stride
-// over the padded shape); it reads through a shared tile along the contiguous dimension and
-// writes half2 pairs.
+// padding), and each row's exponent. A block of 32 x 8 threads covers 32 rows and 64 k at a time
+// (grid-stride over the padded shape); it reads through a shared tile along the contiguous
+// dimension and writes half2 pairs.
 template <int Terms>
 __global__ void __launch_bounds__(256)
     split_kernel(OperandView a, OperandView b, const unsigned* g_a_max, const unsigned* g_b_max,
