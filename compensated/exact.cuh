@@ -73,6 +73,14 @@
 #include "convert.cuh"
 #include "double_word.cuh"
 
+// Loops over the limbs: unrolled on the device for the short states (exact_sum::unroll_limbs),
+// a loop for double's 66; host compilers see nothing.
+#if defined(__CUDA_ARCH__)
+#define TCR_EXACT_UNROLL_LIMBS _Pragma("unroll (unroll_limbs ? limbs : 1)")
+#else
+#define TCR_EXACT_UNROLL_LIMBS
+#endif
+
 namespace tcr {
 
 // The tag of exact_sum<float_products> and exact_partial<float_products>: exact sums of
@@ -331,7 +339,7 @@ struct exact_sum {
 private:
   TCR_HD static void canonicalise(partial_type& p) {
     std::int64_t carry = 0;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int k = 0; k < limbs - 1; ++k) {
       const std::int64_t t = p.limb[k] + carry;
       p.limb[k] = t & 0xffffffffll;
@@ -384,9 +392,12 @@ private:
   // (Both loops run over every limb with constant indices, so that the limbs stay in registers:
   // an index that depends on the data would put the array in local memory, whose latency the
   // single thread that rounds would pay on every access.)
+  // Unrolled (registers) for the short states; the 66 limbs of double stay a loop (registers for
+  // all of them would cap the occupancy of every kernel that rounds one).
+  static constexpr bool unroll_limbs = limbs <= 24;
   TCR_HD static std::uint64_t window(const std::int64_t (&a)[limbs], int pos) {
     std::uint64_t w = 0;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int j = 0; j < limbs; ++j) {
       const int d = 32 * j - pos;
       if (d > -32 && d < 0)
@@ -399,7 +410,7 @@ private:
   // |a| mod 2^pos != 0, pos >= 0.
   TCR_HD static bool any_below(const std::int64_t (&a)[limbs], int pos) {
     bool any = false;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int j = 0; j < limbs; ++j) {
       const int lo = 32 * j;
       if (lo + 32 <= pos)
@@ -437,7 +448,7 @@ private:
     }
     int top = -1; // the highest nonzero limb
     std::uint64_t top_limb = 0;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int k = 0; k < limbs; ++k) {
       if (mag.limb[k] != 0) {
         top = k;
@@ -480,7 +491,7 @@ private:
             r.limb[j] = mag.limb[j];
         }
         if (up) {
-          TCR_UNROLL
+          TCR_EXACT_UNROLL_LIMBS
           for (int j = 0; j < limbs; ++j)
             if (j == (sh >> 5))
               r.limb[j] -= std::int64_t(1) << (sh & 31);

@@ -179,7 +179,8 @@ __device__ __forceinline__ long long warp_sum64(long long v) {
 template <class T>
 __device__ exact_partial<T> canonical_of(const unsigned long long* s_limb, std::uint32_t flags) {
   exact_sum<T> t;
-  TCR_UNROLL
+  // (Not unrolled for double's 66 limbs: one thread's copy, not worth 132 registers a kernel.)
+#pragma unroll(exact_partial <T>::limbs <= 24 ? exact_partial <T>::limbs : 1)
   for (int k = 0; k < exact_partial<T>::limbs; ++k)
     t.state.limb[k] = static_cast<std::int64_t>(s_limb[k]);
   t.state.flags = flags;
@@ -200,20 +201,28 @@ __device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int 
   if (threadIdx.x == 0)
     s_flags = 0;
   __syncthreads();
-  long long limb[L] = {};
+  // Limbs in chunks of 8 in registers (the 66 of a double partial all at once would cap the
+  // kernel's occupancy); a chunk re-reads the partials from L2.
+  constexpr int chunk = L <= 24 ? L : 8;
   std::uint32_t flags = 0;
-  for (int i = threadIdx.x; i < count; i += Threads) {
-    const long long* w = reinterpret_cast<const long long*>(g + i);
+#pragma unroll 1
+  for (int k0 = 0; k0 < L; k0 += chunk) {
+    long long limb[chunk] = {};
+    for (int i = threadIdx.x; i < count; i += Threads) {
+      const long long* w = reinterpret_cast<const long long*>(g + i);
+      TCR_UNROLL
+      for (int k = 0; k < chunk; ++k)
+        if (k0 + k < L)
+          limb[k] += __ldcg(w + k0 + k);
+      if (k0 == 0)
+        flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
+    }
     TCR_UNROLL
-    for (int k = 0; k < L; ++k)
-      limb[k] += __ldcg(w + k);
-    flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
-  }
-  TCR_UNROLL
-  for (int k = 0; k < L; ++k) {
-    const long long s = warp_sum64(limb[k]);
-    if ((threadIdx.x & 31) == 0 && s != 0)
-      atomicAdd(s_limb + k, static_cast<unsigned long long>(s));
+    for (int k = 0; k < chunk; ++k) {
+      const long long s = warp_sum64(limb[k]);
+      if ((threadIdx.x & 31) == 0 && s != 0 && k0 + k < L)
+        atomicAdd(s_limb + k0 + k, static_cast<unsigned long long>(s));
+    }
   }
   flags = warp_or(flags);
   if ((threadIdx.x & 31) == 0 && flags != 0)
@@ -445,6 +454,143 @@ struct binned_exact_sum {
   TCR_HD Out empty_result() const {
     return exact_sum<float>{}.template empty_result<Out>();
   }
+};
+
+// binned_exact_sum_f64<Threads>: the exact sum of doubles (Sum, Asum of f64), the interface of
+// binned_exact_sum, its partial exact_partial<double>.
+//
+// Pieces. A double x (53 significant bits) is cut into hi = x with its low 27 fraction bits
+// cleared (26 significant bits) and lo = x - hi (exact, below 2^27 ulp(x): at most 27
+// significant bits; computed as -(hi - x), so a zero lo is -0 and leaves the zero sign alone;
+// lo = -0 for Inf and NaN). A piece p with exponent e (unbiased) and at most 27 significant bits
+// is a multiple of 2^(e - 26). Rows of 16 biased exponents: in row r (E in [16 r, 16 r + 16)),
+// every normal piece is a multiple of g_r = 2^(16 r - 1023 - 26) below 2^(16 r + 16 - 1023), a
+// ratio of 2^42, so 2^11 pieces sum exactly in a double (2^53), and for r <= 126 that sum stays
+// below 2^(2032 - 1023 + 11) = 2^1020: finite.
+//
+// Window. All 128 rows would take 1 KB of shared memory per thread; a thread keeps a window of 8
+// rows (128 exponents: data of a dynamic range up to 2^128 stays in it), base .. base + 7,
+// chosen from its first input (its hi's row - 3, clamped to 1 .. 119 so that row 0, whose
+// subnormal pieces break the ratio, and rows 127 (Inf, NaN, sums that could overflow) never
+// enter the window). A piece outside the window goes to the block's limbs at once, exactly, as
+// the digit p / 2^max(e - 26, -1074) (below 2^27) at its position (detail::atomic_add_scaled):
+// slow, but any data is summed exactly. Every 2^11 pieces, and at the end, a thread spills its
+// window into the block's limbs (digits, as binned_block::spill).
+template <int Threads>
+struct binned_exact_sum_f64 {
+  static constexpr int window = 8;
+  static constexpr int threads = Threads;
+  static constexpr std::uint32_t max_pieces = 1u << 11;
+  static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_sum_f64: whole warps");
+  using value_type = double;
+  using partial_type = exact_partial<double>;
+  using compact_type = void;
+
+  int base = -1;            // the window's first row (-1: not chosen yet)
+  std::uint32_t pieces = 0; // since the last spill
+
+  TCR_HD static constexpr int spacing_exponent(int row) {
+    return 16 * row - 1023 - 26 > -1074 ? 16 * row - 1023 - 26 : -1074;
+  }
+
+#if defined(__CUDACC__)
+  using block = detail::binned_block<binned_exact_sum_f64, double, window, Threads>;
+  static constexpr int L = detail::exact_format<double>::lsb_exponent;
+
+  __device__ void prepare() {
+    block::prepare(true);
+    base = -1;
+    pieces = 0;
+  }
+
+  template <int N>
+  __device__ void add(const double (&x)[N]) {
+    static_assert(std::uint32_t(2 * N) <= max_pieces, "tcr::binned_exact_sum_f64::add");
+    if (pieces + std::uint32_t(2 * N) > max_pieces) {
+      spill_window(base);
+      pieces = 0;
+    }
+    pieces += std::uint32_t(2 * N);
+    double* b = block::bins_of_thread();
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const long long xb = __double_as_longlong(x[i]);
+      const int e = static_cast<int>((xb >> 52) & 0x7ff);
+      const double hi = __longlong_as_double(xb & ~0x7ffffffll);
+      const double lo = e != 0x7ff ? -(hi - x[i]) : -0.0;
+      if (base < 0) {
+        const int r = (e >> 4) - 3;
+        base = r < 1 ? 1 : (r > 127 - window ? 127 - window : r);
+      }
+      add_piece(b, hi);
+      add_piece(b, lo);
+    }
+  }
+
+  __device__ partial_type block_partial() const {
+    if (base >= 0)
+      spill_window(base);
+    __syncthreads();
+    partial_type p{};
+    if (threadIdx.x == 0)
+      p = detail::canonical_of<double>(block::limb_array(), *block::flags_word());
+    return p;
+  }
+  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+    return detail::merge_partials_block<double, Threads>(g, count);
+  }
+#endif
+
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return exact_merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    return exact_finish<Out>(p);
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return exact_sum<double>{}.template empty_result<Out>();
+  }
+
+private:
+#if defined(__CUDACC__)
+  __device__ void add_piece(double* b, double p) const {
+    const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
+    const unsigned k = static_cast<unsigned>((e >> 4) - base);
+    if (k < static_cast<unsigned>(window) && e != 0)
+      b[k * Threads] += p;
+    else
+      add_outside(p, e);
+  }
+  // A piece outside the window (or subnormal, or Inf / NaN) into the block's limbs, exactly.
+  __device__ static __noinline__ void add_outside(double p, int e) {
+    std::uint32_t flags = 0;
+    const int g = (e - 1023 - 26) > L ? (e - 1023 - 26) : L;
+    const long long d = detail::bin_digit(p, g, flags);
+    if (d != 0)
+      detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
+    if (flags != 0)
+      atomicOr(block::flags_word(), flags);
+  }
+  // The window's rows into the block's limbs (digits), and cleared.
+  __device__ static __noinline__ void spill_window(int first_row) {
+    if (first_row < 0)
+      return;
+    std::uint32_t flags = 0;
+    double* b = block::bins_of_thread();
+#pragma unroll 1
+    for (int k = 0; k < window; ++k) {
+      const int g = spacing_exponent(first_row + k);
+      const long long d = detail::bin_digit(b[k * Threads], g, flags);
+      if (d != 0)
+        detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
+      b[k * Threads] = -0.0;
+    }
+    if (flags != 0)
+      atomicOr(block::flags_word(), flags);
+  }
+#endif
 };
 
 namespace detail {

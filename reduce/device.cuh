@@ -471,9 +471,10 @@ struct exact_accumulator_of {
       !dot_like ||
       (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
        !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
-  using type = std::conditional_t<
-      dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
-      std::conditional_t<std::is_same_v<X, double>, exact_sum<double>, binned_exact_sum<X, 256>>>;
+  using type =
+      std::conditional_t<dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
+                         std::conditional_t<std::is_same_v<X, double>, binned_exact_sum_f64<256>,
+                                            binned_exact_sum<X, 256>>>;
 };
 template <class A, class = void>
 struct exact_threads_of : std::integral_constant<int, 256> {};
