@@ -12,6 +12,7 @@
 
 #include "compensated/accumulators.cuh"
 #include "compensated/block_sum.cuh"
+#include "compensated/certified.cuh"
 #include "compensated/double_word.cuh"
 #include "compensated/exact.cuh"
 #include "compensated/expansion.cuh"

@@ -70,6 +70,35 @@ def load(path):
     return None
 
 
+def median_records(docs, parse_name, metric):
+    """{key: ("error", message)} or {key: (record, lowest clock_ratio)} for every benchmark whose
+    name parse_name turns into a key: the median aggregate (or, with one repetition, the single
+    run) that carries the counter `metric`."""
+    out = {}
+    runs = {}
+    for doc in docs:
+        for b in (doc or {}).get("benchmarks", []):
+            key = parse_name(b.get("run_name", b.get("name", "")))
+            if key is None:
+                continue
+            if b.get("error_occurred"):
+                out[key] = ("error", b.get("error_message", "error"))
+                continue
+            slot = runs.setdefault(key, {})
+            if b.get("run_type") == "aggregate":
+                slot[b.get("aggregate_name")] = b
+            else:
+                slot.setdefault("iteration", b)
+    for key, slot in runs.items():
+        if key in out:
+            continue
+        b = slot.get("median") or slot.get("iteration")
+        if b is None or metric not in b:
+            continue
+        out[key] = (b, slot.get("min", b).get("clock_ratio", 1.0))
+    return out
+
+
 def to_us(value, unit):
     return value * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}.get(unit, 1.0)
 

@@ -37,37 +37,10 @@
 namespace tcr::bench {
 namespace {
 
-struct settings {
-  double min_time = 0.01;
-  int repetitions = 3;
-  bool list = false;
-  bool gate = true;
-};
-
-// Takes the --tcr_* flags out of argv.
+using settings = program_settings;
+// Takes the --tcr_* flags out of argv (defaults: 0.01s a sample, 3 repetitions).
 settings parse(int& argc, char** argv) {
-  settings s;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* key) { return flag_value(argv[i], key); };
-    if (a == "--tcr_list")
-      s.list = true;
-    else if (a == "--tcr_no_gate")
-      s.gate = false;
-    else if (const char* v = value("--tcr_min_time"))
-      s.min_time = std::atof(v);
-    else if (const char* v = value("--tcr_repetitions"))
-      s.repetitions = std::atoi(v);
-    else
-      argv[out++] = argv[i];
-  }
-  argc = out;
-  if (s.min_time <= 0)
-    s.min_time = 0.01;
-  if (s.repetitions < 1)
-    s.repetitions = 1;
-  return s;
+  return parse_program_flags(argc, argv, 0.01, 3);
 }
 
 // One benchmark: a case at one segment size and scale.
@@ -358,48 +331,19 @@ void add_context(const settings& s) {
   }
 }
 
-bool asks_for_list(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true" ||
-        a == "--benchmark_list_tests=1")
-      return true;
-  }
-  return false;
-}
-
 } // namespace
 } // namespace tcr::bench
 
 int main(int argc, char** argv) {
   using namespace tcr::bench;
   const settings s = parse(argc, argv);
-  const char* prog = argc > 0 ? argv[0] : "tcr_bench_segmented";
-  if (s.list) {
-    for (const point& p : points())
-      std::printf("%-48s %s\n", p.name().c_str(), p.c->note.c_str());
-    return points().empty() ? 1 : 0;
-  }
-  const bool listing = asks_for_list(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 2;
   use_gate = s.gate;
-  register_all(s);
-  if (const std::string why = no_device_reason(); !why.empty()) {
-    if (!listing) {
-      std::fprintf(stderr, "%s: no CUDA device (%s): nothing measured\n", prog, why.c_str());
-      return 1;
-    }
-  } else {
-    try {
-      add_context(s);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: %s\n", prog, e.what());
-      return 1;
-    }
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_program(
+      argc, argv, "tcr_bench_segmented", s.list,
+      [] {
+        for (const point& p : points())
+          std::printf("%-48s %s\n", p.name().c_str(), p.c->note.c_str());
+        return !points().empty();
+      },
+      [&] { register_all(s); }, [&] { add_context(s); });
 }

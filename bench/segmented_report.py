@@ -24,10 +24,9 @@ matplotlib is there; --write also writes DIR/segmented_report.md.
 import argparse
 import os
 import sys
-from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import load  # noqa: E402  (reads a JSON file cut short, or its .gz)
+from report import load, median_records  # noqa: E402  (reads a JSON file cut short, or its .gz)
 
 THROTTLE = 0.75
 UNIFORM_IMPLS = [
@@ -60,26 +59,10 @@ def results(docs):
     """{key: {"gbps", "us", "throttled"} or {"error"}} from the median aggregates (or, with one
     repetition, the single run) of every document."""
     out = {}
-    runs = defaultdict(dict)
-    for doc in docs:
-        for b in (doc or {}).get("benchmarks", []):
-            key = parse_name(b.get("run_name", b.get("name", "")))
-            if key is None:
-                continue
-            if b.get("error_occurred"):
-                out[key] = {"error": b.get("error_message", "error")}
-                continue
-            if b.get("run_type") == "aggregate":
-                runs[key][b.get("aggregate_name")] = b
-            else:
-                runs[key].setdefault("iteration", b)
-    for key, slot in runs.items():
-        if key in out:
+    for key, (b, low) in median_records(docs, parse_name, "GBps").items():
+        if b == "error":
+            out[key] = {"error": low}
             continue
-        b = slot.get("median") or slot.get("iteration")
-        if b is None or "GBps" not in b:
-            continue
-        low = slot.get("min", b).get("clock_ratio", 1.0)
         out[key] = {"gbps": b["GBps"], "us": b.get("median_us", 0.0),
                     "throttled": low is not None and 0 < low < THROTTLE}
     return out

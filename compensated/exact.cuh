@@ -6,9 +6,9 @@
 //                      2^128: a fixed-point number with its last bit at 2^-149, 9 limbs.
 //   exact_sum<double>  the same for double inputs (and every input type above), last bit
 //                      2^-1074, 66 limbs.
-//   exact_sum<float_products>  sums of products of two float-range values (fed by add_aligned
-//                      only: the exact Dot and Nrm2 of compensated/exact_binned.cuh), last bit
-//                      2^-298, 19 limbs.
+//   exact_sum<float_products>  sums of products of two float-range values (its partials are
+//                      built from integer digits by the exact Dot and Nrm2 of
+//                      compensated/exact_binned.cuh; no add of its own), last bit 2^-298, 19 limbs.
 // finish<Out>(p) rounds the exact sum once, to nearest even, into Out (float, double, __half or
 // __nv_bfloat16); df32 and dd give hi = RN(s), lo = RN(s - hi) with s - hi computed exactly.
 //
@@ -115,7 +115,8 @@ struct exact_format<double> {
   static constexpr int limbs = max_position / 32 + (fraction_bits + 31 + 31) / 32;
 };
 // Sums of products of two float-range values (exact_sum<float_products>, the state of the exact
-// Dot and Nrm2 of compensated/exact_binned.cuh): only add_aligned feeds it. A product and its
+// Dot and Nrm2 of compensated/exact_binned.cuh, which builds its limbs from integer digits;
+// there are no inputs of this type to add). A product and its
 // pieces are multiples of 2^-298 below 2^256, so the last bit is at L = -298; 19 limbs put the
 // top limb at 2^(32 * 18 - 298) = 2^278, where it holds the carries of any sum of fewer than
 // 2^40 products (|s| < 2^296: the top limb stays below 2^18).
@@ -184,8 +185,8 @@ template <class T>
 struct exact_sum {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
                     std::is_same_v<T, float_products>,
-                "tcr::exact_sum<T>: T must be float, double or tcr::float_products (add_aligned "
-                "only)");
+                "tcr::exact_sum<T>: T must be float, double or tcr::float_products (merge and "
+                "finish only)");
   using value_type = T;
   using partial_type = exact_partial<T>;
   using compact_type = void;
@@ -216,55 +217,6 @@ struct exact_sum {
   TCR_HD void add(T v) {
     const T x[1] = {v};
     add(x);
-  }
-
-  // Folds in a double v that is -0, +0, +-inf, NaN, or finite, an integer multiple of 2^L and
-  // below 2^(L + 32 limbs + 11) in magnitude (2^160 for float, every finite double for double):
-  // the partial sums of compensated/exact_binned.cuh. Exact: m 2^e with m < 2^53 is cut into
-  // pieces as add_one cuts an input; pieces above the top limb go into it, shifted (the top
-  // limb's own bound, header comment). Counts as one add; -0 leaves the zero-sign flag alone
-  // (the empty state's -0), as an input of -0 does.
-  TCR_HD void add_aligned(double v) {
-    if (adds + 1u > max_adds)
-      normalise();
-    ++adds;
-    std::uint64_t u;
-    std::memcpy(&u, &v, sizeof u);
-    const int e = int(u >> 52) & 0x7ff;
-    const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
-    const bool negative = (u >> 63) != 0;
-    if (e == 0x7ff) {
-      state.flags |= detail::exact_not_neg_zero |
-                     (frac != 0 ? detail::exact_nan
-                                : (negative ? detail::exact_neg_inf : detail::exact_pos_inf));
-      return;
-    }
-    if (u != (std::uint64_t(1) << 63))
-      state.flags |= detail::exact_not_neg_zero;
-    if ((u << 1) == 0)
-      return; // +-0
-    // v = m 2^(e - 1075) (v >= 2^L is normal in double, L >= -1074 covers the double
-    // subnormals: e = 0 has m = frac and exponent -1074).
-    std::uint64_t m = e != 0 ? frac | (std::uint64_t(1) << 52) : frac;
-    int pos = (e != 0 ? e : 1) - 1075 - format::lsb_exponent;
-    if (pos < 0) { // trailing zero bits of m below 2^L: v is a multiple of 2^L
-      m >>= -pos;
-      pos = 0;
-    }
-    const int k = pos >> 5;
-    const int s = pos & 31;
-    const std::int64_t smask = negative ? -1 : 0;
-    const std::uint32_t piece[3] = {std::uint32_t(m << s), std::uint32_t((m >> 1) >> (31 - s)),
-                                    std::uint32_t((m >> 1) >> (63 - s))};
-    TCR_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const std::int64_t d = (std::int64_t(piece[j]) ^ smask) - smask;
-      const int at = k + j;
-      if (at < limbs - 1)
-        state.limb[at] += d;
-      else
-        state.limb[limbs - 1] += d * (std::int64_t(1) << (32 * (at - (limbs - 1))));
-    }
   }
 
   TCR_HD void merge(const exact_sum& o) {

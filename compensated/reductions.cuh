@@ -289,14 +289,16 @@ template <>
 struct sum_accumulator<float> : detail::float_result_base<> {
   using detail::float_result_base<>::merge; // partials; merge(sum_accumulator) below
   // One 16-byte vector per chunk (float: 4, 16-bit types: 8).
+  template <class X>
+  static constexpr int chunk_length = sizeof(X) >= 4 ? 4 : 8;
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
-    detail::add_sum_inputs<float, sizeof(X) >= 4 ? 4 : 8, false>(state, x);
+    detail::add_sum_inputs<float, chunk_length<X>, false>(state, x);
   }
   // add(|x|), the magnitudes taken after widening (Asum).
   template <class X, int N>
   TCR_HD void add_magnitudes(const X (&x)[N]) {
-    detail::add_sum_inputs<float, sizeof(X) >= 4 ? 4 : 8, true>(state, x);
+    detail::add_sum_inputs<float, chunk_length<X>, true>(state, x);
   }
   // One float reduced elsewhere (a tensor-core row sum), and the merge of two accumulators: what
   // tcr::accumulate and tcr::merge call, so that the warp layer can fold into this type.
@@ -331,6 +333,11 @@ template <>
 struct dot_accumulator<float> : detail::float_result_base<> {
   template <class X, class Y, int N>
   TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    add_to(state, x, y);
+  }
+  // The same into any state with chunked_sum<float>'s chunk calls (compensated/certified.cuh).
+  template <class State, class X, class Y, int N>
+  TCR_HD static void add_to(State& state, const X (&x)[N], const Y (&y)[N]) {
     static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
                   "double inputs use dot_accumulator<double>");
     if constexpr (detail::exact_products_v<X> && detail::exact_products_v<Y>) {

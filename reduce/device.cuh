@@ -57,6 +57,23 @@
 // canonical partial state instead (exact modes only, else cudaErrorInvalidValue): merge the
 // partials of parts of the data with tcr::exact_merge, in any order, and round with
 // tcr::exact_finish<Out> (the empty partial gives -0): the same bits as one call on all of it.
+// Certified results: a d_out whose value type is tcr::certified<float> or tcr::certified<double>
+// (compensated/certified.cuh) receives {value, error_bound} from Sum, Asum, Dot and Nrm2, with
+// |value - s| <= error_bound (Nrm2: s the exact norm), from the same single launch. value is
+// what the plain call gives into float / double; the bound is the proven bound of the
+// accumulator that produced it, evaluated in the same pass, every step of it rounded upward.
+// Accuracy::compensated (and ::fast, which runs the compensated path for a certified result):
+// float results carry a running bound of what the chunks, folds and merges lost, never above
+// 2^-24 |value| + 2^-42 S + 2^-150 (S = sum |x_i|, Dot: sum |x_i y_i|); double results
+// 2^-53 |value| + 2^-99 S + 2^-1074 with S summed beside the value; at most half the contract
+// above plus rounding. Nrm2: about u |value|. The exact modes: the distance to the exact value,
+// from the exact remainder RN(s - value), to a factor 1 + 2^-21 (0 where the value is exact).
+// A NaN value gets a NaN bound, an infinite one +inf; n = 0 gives {+0, 0}; more than 2^35
+// elements give the bound +inf. The bound costs about one extra FP64 operation per element or
+// less on the compensated path (not measured yet). Inputs: the floating-point types;
+// certified<float> takes no double operand (use certified<double>). Engine::tensor_core gives
+// cudaErrorNotSupported (certified calls always run on the CUDA cores); otherwise the checks and
+// errors are the plain call's. Constants, proofs, tightness: compensated/certified.cuh.
 // Engine: Engine::automatic picks by measurement (the plan table below): CUDA cores for every
 // compensated operation (fp8 sums run as exact plain-float chunks there, faster than the exact
 // tensor-core path), tensor cores for fast Sum / Asum of half and bfloat16 from 2^16 elements.
@@ -98,6 +115,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include "../compensated/certified.cuh"
 #include "../compensated/exact.cuh"
 #include "../compensated/exact_binned.cuh"
 #include "../compensated/reductions.cuh"
@@ -567,6 +585,67 @@ cudaError_t run_floating(void* d_temp_storage, std::size_t& temp_storage_bytes, 
                                                fresh);
 }
 
+// Sum, Asum, Dot, Nrm2 into tcr::certified<T> (compensated/certified.cuh): the accumulator of
+// the mode asked for, wrapped so that its result carries its error bound; always on the CUDA
+// cores (the tensor-core engines fold MMA results, not the inputs whose magnitudes the bound
+// needs: Engine::tensor_core gives cudaErrorNotSupported after the size query). Accuracy::fast
+// runs the compensated path, which meets fast's bound, and certifies that. The machinery
+// follows T as for a plain T result (double where an operand is double).
+template <op_kind Op, class X, class Y, class T, class XS, class YS, class OutIt>
+cudaError_t run_certified(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
+                          const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
+                          ReduceOptions options) {
+  constexpr bool in_ok = is_input_type_v<X> && is_input_type_v<Y>;
+  static_assert(in_ok, "tcr: a certified result: the inputs' value types must be e4m3, e5m2, "
+                       "half, bfloat16, float or double");
+  constexpr bool narrow_ok =
+      !(std::is_same_v<T, float> && (std::is_same_v<X, double> || std::is_same_v<Y, double>));
+  static_assert(narrow_ok, "tcr: a certified result of double inputs is tcr::certified<double>");
+  constexpr bool binary = Op == op_kind::dot;
+  constexpr bool norm = Op == op_kind::nrm2;
+  using Out = certified<T>;
+  using YT = std::conditional_t<binary, Y, void>;
+  using YSrc = std::conditional_t<binary, YS, const X*>;
+  const bool unproven = n >= certified_max_items;
+  if constexpr (!in_ok || !narrow_ok) {
+    return cudaErrorInvalidValue; // not reached: a static_assert stops the build
+  } else if (options.accuracy == Accuracy::reproducible ||
+             options.accuracy == Accuracy::correctly_rounded) {
+    using E = exact_accumulator_of<Op, X, Y, T>;
+    if constexpr (E::supported) {
+      // Sums of float-range values are multiples of 2^-149, of doubles of 2^-1074, dots of
+      // float-range values of 2^-298: coarser than half T's subnormal spacing except Dot into
+      // float.
+      constexpr bool grid_exact = !binary || std::is_same_v<T, double>;
+      using Acc = certified_exact<typename E::type, norm, grid_exact>;
+      using R = reduction<Acc, X, YT, Out, Op == op_kind::asum, XS, YSrc, OutIt>;
+      if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
+        return cudaErrorNotSupported;
+      Acc fresh{};
+      fresh.unproven = unproven;
+      return launch<Op, R, engine_kind::cuda_core, exact_plan<Op, R>>(
+          d_temp_storage, temp_storage_bytes, params_for<R>(xs, ys, out, n), stream, fresh);
+    } else {
+      return run_exact<Op, X, Y, T>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
+                                    options); // the size query, then cudaErrorNotSupported
+    }
+  } else {
+    // The float machinery's Sum, Asum and Dot carry a running bound; Nrm2 and the double
+    // machinery the sum of magnitudes.
+    using Inner = typename reduction_for<Op, X, Y, T>::accumulator;
+    constexpr bool running = !norm && !reduction_for<Op, X, Y, T>::double_result;
+    using Acc = std::conditional_t<running, certified_float_accumulator,
+                                   certified_accumulator<Inner, norm>>;
+    using R = reduction<Acc, X, YT, Out, Op == op_kind::asum, XS, YSrc, OutIt>;
+    if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
+      return cudaErrorNotSupported;
+    Acc fresh{};
+    fresh.unproven = unproven;
+    return launch<Op, R, engine_kind::cuda_core>(d_temp_storage, temp_storage_bytes,
+                                                 params_for<R>(xs, ys, out, n), stream, fresh);
+  }
+}
+
 // Sum, Asum, Dot, Nrm2: the accumulator, the engine (options and plan), the launch. x, y: input
 // iterators (y = x when unary), out: an output iterator.
 template <op_kind Op, class XIt, class YIt, class OutIt>
@@ -594,6 +673,9 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
       return cudaErrorInvalidValue;
     return run_exact<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, n, stream,
                                     options);
+  } else if constexpr (is_certified_v<Out>) {
+    return run_certified<Op, X, Y, typename Out::value_type>(d_temp_storage, temp_storage_bytes, xs,
+                                                             ys, out, n, stream, options);
   } else if constexpr (!sum_like_types_ok<Op, X, Y, Out>()) {
     return cudaErrorInvalidValue; // not reached: a static_assert stops the build
   } else if constexpr (is_integer_input_v<X>) {

@@ -136,4 +136,16 @@ inline const char* flag_value(const char* arg, const char* key) {
   return std::strncmp(arg, key, k) == 0 && arg[k] == '=' ? arg + k + 1 : nullptr;
 }
 
+// Whether the command line asks Google Benchmark for --benchmark_list_tests (which a program
+// without a CUDA device can still answer: the registrations need none).
+inline bool asks_for_list(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true" ||
+        a == "--benchmark_list_tests=1")
+      return true;
+  }
+  return false;
+}
+
 } // namespace tcr::bench

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -138,6 +140,73 @@ inline void add_device_context() {
   add("default_sm_clock_mhz", std::to_string(f.default_sm_clock_mhz));
   add("cuda_runtime", std::to_string(f.runtime_version));
   add("cuda_driver", std::to_string(f.driver_version));
+}
+
+// The --tcr_* flags of a point-list benchmark program, taken out of argv (the rest is Google
+// Benchmark's): --tcr_list, --tcr_no_gate, --tcr_min_time=S, --tcr_repetitions=N. Values out of
+// range fall back to the program's defaults.
+struct program_settings {
+  double min_time;
+  int repetitions;
+  bool list = false;
+  bool gate = true;
+};
+inline program_settings parse_program_flags(int& argc, char** argv, double default_min_time,
+                                            int default_repetitions) {
+  program_settings s{default_min_time, default_repetitions};
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--tcr_list")
+      s.list = true;
+    else if (a == "--tcr_no_gate")
+      s.gate = false;
+    else if (const char* v = flag_value(argv[i], "--tcr_min_time"))
+      s.min_time = std::atof(v);
+    else if (const char* v = flag_value(argv[i], "--tcr_repetitions"))
+      s.repetitions = std::atoi(v);
+    else
+      argv[out++] = argv[i];
+  }
+  argc = out;
+  if (s.min_time <= 0)
+    s.min_time = default_min_time;
+  if (s.repetitions < 1)
+    s.repetitions = 1;
+  return s;
+}
+
+// The main of a point-list benchmark program (tcr_bench_segmented, tcr_bench_gemm):
+// --tcr_list (list = true) prints the cases through print_list and needs no device; then
+// Google Benchmark's flags, register_all(), and, with a device, add_context() (which may
+// throw); without one only --benchmark_list_tests is answered.
+template <class PrintList, class RegisterAll, class AddContext>
+int run_program(int argc, char** argv, const char* default_name, bool list, PrintList&& print_list,
+                RegisterAll&& register_all, AddContext&& add_context) {
+  const char* prog = argc > 0 ? argv[0] : default_name;
+  if (list)
+    return print_list() ? 0 : 1;
+  const bool listing = asks_for_list(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 2;
+  register_all();
+  if (const std::string why = no_device_reason(); !why.empty()) {
+    if (!listing) {
+      std::fprintf(stderr, "%s: no CUDA device (%s): nothing measured\n", prog, why.c_str());
+      return 1;
+    }
+  } else {
+    try {
+      add_context();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", prog, e.what());
+      return 1;
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }
 
 } // namespace tcr::bench

@@ -106,6 +106,13 @@ cudaError_t tcr_header_check_device_api(void* d_temp, std::size_t& temp_bytes, c
   if (err == cudaSuccess)
     err = tcr::DeviceReduce::Nrm2(d_temp, temp_bytes, d_d,
                                   reinterpret_cast<__nv_bfloat16*>(d_out_f), n, stream);
+  // Certified results: value and error bound (compensated and exact paths; the double machinery).
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Sum(d_temp, temp_bytes, d_f,
+                                 reinterpret_cast<tcr::certified<float>*>(d_out_f), n, stream);
+  if (err == cudaSuccess)
+    err = tcr::DeviceReduce::Dot(d_temp, temp_bytes, d_d, d_d,
+                                 reinterpret_cast<tcr::certified<double>*>(d_out_d), n, stream);
   if (err == cudaSuccess) {
     block_sum<<<1, 256, 0, stream>>>(d_f, d_out_f);
     err = cudaGetLastError();

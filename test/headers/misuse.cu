@@ -31,7 +31,13 @@ cudaError_t misuse(void* t, std::size_t& b, const float* x, float* out, int n) {
                                 reinterpret_cast<point*>(out), n);
 #elif TCR_MISUSE == 7 // a floating-point sum into an integer
   return tcr::DeviceReduce::Sum(t, b, x, reinterpret_cast<int*>(out), n);
+#elif TCR_MISUSE == 8 // a certified<float> result of double inputs
+  return tcr::DeviceReduce::Sum(t, b, reinterpret_cast<const double*>(x),
+                                reinterpret_cast<tcr::certified<float>*>(out), n);
+#elif TCR_MISUSE == 9 // a certified result of integers
+  return tcr::DeviceReduce::Sum(t, b, reinterpret_cast<const int*>(x),
+                                reinterpret_cast<tcr::certified<double>*>(out), n);
 #else
-#error "TCR_MISUSE must be 1..7"
+#error "TCR_MISUSE must be 1..9"
 #endif
 }

@@ -15,3 +15,7 @@ foreach(t IN LISTS TCR_DEVICE_TESTS)
   endif()
   tcr_add_test(tcr_test_device_${t} GPU SOURCES ${_dev}/device_${t}_test.cu TIMEOUT 1200)
 endforeach()
+# Certified results (compensated/certified.cuh through DeviceReduce): host cases (argument
+# checks) and GPU cases.
+tcr_add_test(tcr_test_device_certified HOST GPU SOURCES ${_dev}/device_certified_test.cu
+  TIMEOUT 1200)

@@ -18,11 +18,11 @@ namespace {
 using namespace tcr::test;
 using tcr::DeviceReduce;
 using tcr::ReduceOptions;
-using tcr::test::exact::as_double;
 using tcr::test::exact::bits_of;
 using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::reproducible;
 using tcr::test::exact::rounded;
+using tcr::test::exact::run_two_phase;
 using tcr::test::exact::to_doubles;
 
 // Dot (y given) or Nrm2 (y null) in an exact mode, the operands at element offsets ox, oy of
@@ -34,18 +34,11 @@ Out run_dot(const std::vector<X>& x, const std::vector<Y>* y, std::size_t ox, st
   const std::int64_t n = static_cast<std::int64_t>(x.size());
   std::vector<Y> none;
   padded_device<Y> dy(y ? *y : none, oy);
-  const auto call = [&](void* temp, std::size_t& bytes, Out* out) {
+  return run_two_phase<Out>([&](void* temp, std::size_t& bytes, Out* out) {
     if (y)
       return DeviceReduce::Dot(temp, bytes, dx.get(), dy.get(), out, n, 0, opt);
     return DeviceReduce::Nrm2(temp, bytes, dx.get(), out, n, 0, opt);
-  };
-  std::size_t bytes = 0;
-  TCR_CHECK_CUDA(call(nullptr, bytes, nullptr));
-  temp_storage temp(bytes);
-  device_buffer<Out> out(1);
-  TCR_CHECK_CUDA(call(temp.get(), bytes, out.get()));
-  TCR_CHECK_CUDA(cudaDeviceSynchronize());
-  return out.download()[0];
+  });
 }
 
 template <class Out, class X, class Y>
@@ -54,7 +47,7 @@ void check_dot(const typed_data<X>& x, const typed_data<Y>& y, std::size_t ox, s
        ", offsets ", ox, " ", oy);
   const Out res = run_dot<Out>(x.t, &y.t, ox, oy);
   const mp s = fast_exact_dot(x.d, y.d); // products of float-range values are exact doubles
-  INFO("result ", as_double(res), ", exact ", s.to_double());
+  INFO("result ", to_double(res), ", exact ", s.to_double());
   CHECK(is_round_to_nearest(res, s));
 }
 
@@ -76,8 +69,8 @@ void check_nrm2(const typed_data<X>& x, std::size_t ox) {
     down = mpfr_get_d(r.get(), MPFR_RNDD);
     up = mpfr_get_d(r.get(), MPFR_RNDU);
   }
-  INFO("result ", as_double(res), ", neighbours ", down, " ", up);
-  CHECK((as_double(res) == down || as_double(res) == up));
+  INFO("result ", to_double(res), ", neighbours ", down, " ", up);
+  CHECK((to_double(res) == down || to_double(res) == up));
 }
 
 // Random values of T with exponents in [emin, emax].

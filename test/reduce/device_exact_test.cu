@@ -20,11 +20,11 @@ using namespace tcr::test;
 using tcr::Accuracy;
 using tcr::DeviceReduce;
 using tcr::ReduceOptions;
-using tcr::test::exact::as_double;
 using tcr::test::exact::bits_of;
 using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::reproducible;
 using tcr::test::exact::rounded;
+using tcr::test::exact::run_two_phase;
 using tcr::test::exact::to_doubles;
 
 // Runs Sum (or Asum) in an exact mode on x at element offset `offset` of a NaN-padded buffer.
@@ -34,17 +34,10 @@ Out run_exact(op o, const std::vector<T>& x, std::size_t offset, ReduceOptions o
   REQUIRE((o == op::sum || o == op::asum));
   padded_device<T> dx(x, offset);
   const std::int64_t n = static_cast<std::int64_t>(x.size());
-  const auto call = [&](void* temp, std::size_t& bytes, Out* out) {
+  return run_two_phase<Out>([&](void* temp, std::size_t& bytes, Out* out) {
     return o == op::sum ? DeviceReduce::Sum(temp, bytes, dx.get(), out, n, 0, opt)
                         : DeviceReduce::Asum(temp, bytes, dx.get(), out, n, 0, opt);
-  };
-  std::size_t bytes = 0;
-  TCR_CHECK_CUDA(call(nullptr, bytes, nullptr));
-  temp_storage temp(bytes);
-  device_buffer<Out> out(1);
-  TCR_CHECK_CUDA(call(temp.get(), bytes, out.get()));
-  TCR_CHECK_CUDA(cudaDeviceSynchronize());
-  return out.download()[0];
+  });
 }
 
 // The exact sum (or sum of |x|) of data given as exact doubles.
@@ -58,7 +51,7 @@ void check_rounded(op o, const typed_data<T>& x, std::size_t offset) {
        offset);
   const Out res = run_exact<Out>(o, x.t, offset);
   const mp s = exact_of(o, x.d);
-  INFO("result ", as_double(res), ", exact ", s.to_double());
+  INFO("result ", to_double(res), ", exact ", s.to_double());
   CHECK(is_round_to_nearest(res, s));
 }
 

@@ -31,17 +31,6 @@ struct to_float {
 constexpr std::int64_t path_sizes[] = {1, 33, 4097, 20011, 70001};
 constexpr std::int64_t large_sizes[] = {(std::int64_t(1) << 20) + 5};
 
-// Runs the two-phase form of f(temp, bytes) and returns the one result of type Out.
-template <class Out, class F>
-Out run_one(F&& f) {
-  std::size_t bytes = 0;
-  TCR_CHECK_CUDA(f(nullptr, bytes, static_cast<Out*>(nullptr)));
-  temp_storage temp(bytes);
-  device_buffer<Out> out(1);
-  TCR_CHECK_CUDA(f(temp.get(), bytes, out.get()));
-  TCR_CHECK_CUDA(cudaDeviceSynchronize());
-  return out.download()[0];
-}
 
 // The exact sum of 128-bit integers on the host.
 using i128 = __int128;
@@ -86,7 +75,7 @@ void check_integer_sums(std::uint64_t seed, const std::int64_t (&sizes)[K] = pat
       const i128 s = exact_sum(x, absolute);
       const auto call = [&](auto* out_type_tag) {
         using Out = std::remove_pointer_t<decltype(out_type_tag)>;
-        return run_one<Out>([&](void* t, std::size_t& b, Out* o) {
+        return run_two_phase<Out>([&](void* t, std::size_t& b, Out* o) {
           return absolute ? DeviceReduce::Asum(t, b, d.get(), o, n)
                           : DeviceReduce::Sum(t, b, d.get(), o, n);
         });
@@ -121,24 +110,24 @@ TEST_SUITE("gpu") {
       std::vector<double> ny(y.d);
       for (auto& v : ny)
         v = -v;
-      const float sum = run_one<float>(
+      const float sum = run_two_phase<float>(
           [&](void* t, std::size_t& b, float* o) { return DeviceReduce::Sum(t, b, tx, o, n); });
       check_contract<float>(op::sum, sum, x.d, x.d, true);
-      const float asum = run_one<float>(
+      const float asum = run_two_phase<float>(
           [&](void* t, std::size_t& b, float* o) { return DeviceReduce::Asum(t, b, tx, o, n); });
       check_contract<float>(op::asum, asum, x.d, x.d, true);
-      const double dot = run_one<double>([&](void* t, std::size_t& b, double* o) {
+      const double dot = run_two_phase<double>([&](void* t, std::size_t& b, double* o) {
         return DeviceReduce::Dot(t, b, tx, ty, o, n);
       });
       check_contract<double>(op::dot, dot, x.d, ny, false);
-      const double nrm = run_one<double>(
+      const double nrm = run_two_phase<double>(
           [&](void* t, std::size_t& b, double* o) { return DeviceReduce::Nrm2(t, b, ty, o, n); });
       check_contract<double>(op::nrm2, nrm, ny, ny, false);
       // thrust::device_ptr is read through its raw pointer: the pointer path's bits.
-      const double dot_ptr = run_one<double>([&](void* t, std::size_t& b, double* o) {
+      const double dot_ptr = run_two_phase<double>([&](void* t, std::size_t& b, double* o) {
         return DeviceReduce::Dot(t, b, dx.get(), dy.get(), o, n);
       });
-      const double dot_dev = run_one<double>([&](void* t, std::size_t& b, double* o) {
+      const double dot_dev = run_two_phase<double>([&](void* t, std::size_t& b, double* o) {
         return DeviceReduce::Dot(t, b, thrust::device_pointer_cast(dx.get()),
                                  thrust::device_pointer_cast(dy.get()), o, n);
       });
@@ -149,7 +138,7 @@ TEST_SUITE("gpu") {
         c[i] = static_cast<double>(i - n / 2) * 0.5;
       const auto tc =
           thrust::make_transform_iterator(thrust::counting_iterator<int>(int(-n / 2)), to_float{});
-      const float csum = run_one<float>(
+      const float csum = run_two_phase<float>(
           [&](void* t, std::size_t& b, float* o) { return DeviceReduce::Sum(t, b, tc, o, n); });
       check_contract<float>(op::sum, csum, c, c, true);
     }
@@ -159,12 +148,12 @@ TEST_SUITE("gpu") {
     // 1 + 2^-11 + 2^-30: a float result is 1 + 2^-11 (a half midpoint), which rounds to 1 in
     // half; the accurate sum is above the midpoint and rounds up to 1 + 2^-10.
     device_buffer<float> mid(std::vector<float>{1.0f, 0x1p-11f, 0x1p-30f});
-    const __half h = run_one<__half>([&](void* t, std::size_t& b, __half* o) {
+    const __half h = run_two_phase<__half>([&](void* t, std::size_t& b, __half* o) {
       return DeviceReduce::Sum(t, b, mid.get(), o, 3);
     });
     CHECK(__half2float(h) == 1.0f + 0x1p-10f);
     device_buffer<double> midd(std::vector<double>{1.0, 0x1p-8, -0x1p-60});
-    const __nv_bfloat16 bf = run_one<__nv_bfloat16>([&](void* t, std::size_t& b, __nv_bfloat16* o) {
+    const __nv_bfloat16 bf = run_two_phase<__nv_bfloat16>([&](void* t, std::size_t& b, __nv_bfloat16* o) {
       return DeviceReduce::Sum(t, b, midd.get(), o, 3);
     });
     CHECK(__bfloat162float(bf) == 1.0f); // below the midpoint 1 + 2^-8: down
@@ -174,26 +163,26 @@ TEST_SUITE("gpu") {
       INFO("n = ", n);
       const typed_data<__half> x = typed_random<__half>(static_cast<std::size_t>(n), seed++, -6, 6);
       device_buffer<__half> dx(x.t);
-      const __half s = run_one<__half>([&](void* t, std::size_t& b, __half* o) {
+      const __half s = run_two_phase<__half>([&](void* t, std::size_t& b, __half* o) {
         return DeviceReduce::Sum(t, b, dx.get(), o, n);
       });
       const mp exact = fast_exact_sum(x.d);
       const mp S = fast_exact_sum(x.d, true);
       CHECK(within_bound(__half2float(s), exact, S, 0x1p-11, 0x1p-40, 0x1p-25));
       const __nv_bfloat16 d =
-          run_one<__nv_bfloat16>([&](void* t, std::size_t& b, __nv_bfloat16* o) {
+          run_two_phase<__nv_bfloat16>([&](void* t, std::size_t& b, __nv_bfloat16* o) {
             return DeviceReduce::Dot(t, b, dx.get(), dx.get(), o, n);
           });
       const mp dexact = fast_exact_dot(x.d, x.d);
       CHECK(within_bound(__bfloat162float(d), dexact, dexact, 0x1p-8, 0x1p-40, 0x1p-134));
-      const __half nr = run_one<__half>([&](void* t, std::size_t& b, __half* o) {
+      const __half nr = run_two_phase<__half>([&](void* t, std::size_t& b, __half* o) {
         return DeviceReduce::Nrm2(t, b, dx.get(), o, n);
       });
       CHECK(nrm2_within(__half2float(nr), dexact, 0x1p-11 + 0x1p-40, 0x1p-25));
     }
     // A sum of -0 terms is -0 in half too.
     device_buffer<float> negz(std::vector<float>(100, -0.0f));
-    const __half z = run_one<__half>([&](void* t, std::size_t& b, __half* o) {
+    const __half z = run_two_phase<__half>([&](void* t, std::size_t& b, __half* o) {
       return DeviceReduce::Sum(t, b, negz.get(), o, 100);
     });
     CHECK(__half_as_ushort(z) == 0x8000);
@@ -222,22 +211,22 @@ TEST_SUITE("gpu") {
     i128 s = 0;
     for (std::int64_t i = 0; i < n; ++i)
       s += static_cast<i128>(x[i]) * y[i];
-    const double dot = run_one<double>([&](void* t, std::size_t& b, double* o) {
+    const double dot = run_two_phase<double>([&](void* t, std::size_t& b, double* o) {
       return DeviceReduce::Dot(t, b, dx.get(), dy.get(), o, n);
     });
     CHECK(dot == static_cast<double>(s));
-    const std::int64_t idot = run_one<std::int64_t>([&](void* t, std::size_t& b, std::int64_t* o) {
+    const std::int64_t idot = run_two_phase<std::int64_t>([&](void* t, std::size_t& b, std::int64_t* o) {
       return DeviceReduce::Dot(t, b, dx.get(), dy.get(), o, n);
     });
     CHECK(idot == static_cast<std::int64_t>(s));
     // 2048 + 1: half's spacing at 2048 is 2, so 2049 is a midpoint; ties to even give 2048.
     device_buffer<int> small(std::vector<int>{2048, 1});
-    const __half h = run_one<__half>([&](void* t, std::size_t& b, __half* o) {
+    const __half h = run_two_phase<__half>([&](void* t, std::size_t& b, __half* o) {
       return DeviceReduce::Sum(t, b, small.get(), o, 2);
     });
     CHECK(__half2float(h) == 2048.0f);
     device_buffer<int> big(std::vector<int>{65504, 16});
-    const __half inf = run_one<__half>([&](void* t, std::size_t& b, __half* o) {
+    const __half inf = run_two_phase<__half>([&](void* t, std::size_t& b, __half* o) {
       return DeviceReduce::Sum(t, b, big.get(), o, 2);
     });
     CHECK(std::isinf(__half2float(inf))); // 65520 and above overflow

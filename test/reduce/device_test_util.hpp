@@ -173,6 +173,19 @@ private:
   device_buffer<unsigned char> buf_;
 };
 
+// One call through the two-phase API, call(temp, bytes, out) (the size query with temp and out
+// null), on non-zero temporary storage; returns the one result.
+template <class Out, class Call>
+Out run_two_phase(const Call& call) {
+  std::size_t bytes = 0;
+  TCR_CHECK_CUDA(call(nullptr, bytes, static_cast<Out*>(nullptr)));
+  temp_storage temp(bytes);
+  device_buffer<Out> out(1);
+  TCR_CHECK_CUDA(call(temp.get(), bytes, out.get()));
+  TCR_CHECK_CUDA(cudaDeviceSynchronize());
+  return out.download()[0];
+}
+
 // Calls the operation (two-phase form) on device pointers.
 template <class InX, class InY, class Out>
 cudaError_t call(op o, void* temp, std::size_t& bytes, const InX* x, const InY* y, Out* out,

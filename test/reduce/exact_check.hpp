@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr tests of the exact modes (reduce/device.cuh, Accuracy::correctly_rounded and
 // ::reproducible): whether a result is the exact value rounded to nearest even, judged from its
-// neighbours in the result format with exact MPFR distances; bit helpers.
+// neighbours in the result format with exact MPFR distances; bit helpers; a two-phase runner.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 #include <tcr/reduce/device.cuh>
+#include "reduce/device_test_util.hpp"
 #include "support/mpfr_ref.hpp"
 
 namespace tcr::test::exact {
@@ -53,13 +54,7 @@ V from_bits(std::uint64_t b) {
   }
   return v;
 }
-template <class V>
-double as_double(V v) {
-  if constexpr (std::is_same_v<V, double>)
-    return v;
-  else
-    return static_cast<double>(static_cast<float>(v));
-}
+using tcr::test::run_two_phase;
 template <class V>
 constexpr std::uint64_t sign_bit() {
   return std::uint64_t(1) << (8 * sizeof(V) - 1);
@@ -86,11 +81,11 @@ inline std::vector<double> to_doubles(const std::vector<float>& v) {
 template <class V>
 bool is_round_to_nearest(V res, const mp& s) {
   const std::uint64_t b = bits_of(res);
-  const double r = as_double(res);
+  const double r = to_double(res);
   const bool s_negative = mpfr_sgn(s.get()) < 0;
   // The overflow threshold max + ulp(max) / 2 = max + (max - prev(max)) / 2, exactly.
-  const double maxd = as_double(from_bits<V>(max_bits<V>()));
-  const double prevd = as_double(from_bits<V>(max_bits<V>() - 1));
+  const double maxd = to_double(from_bits<V>(max_bits<V>()));
+  const double prevd = to_double(from_bits<V>(max_bits<V>() - 1));
   mp threshold(mp::exact_dot_bits);
   mpfr_set_d(threshold.get(), maxd, MPFR_RNDN);
   mp half_ulp(mp::exact_dot_bits);
@@ -113,9 +108,9 @@ bool is_round_to_nearest(V res, const mp& s) {
   const std::uint64_t mag = b & ~sign_bit<V>();
   const std::uint64_t sgn = b & sign_bit<V>();
   const double away = mag == max_bits<V>() ? std::numeric_limits<double>::infinity()
-                                           : as_double(from_bits<V>(sgn | (mag + 1)));
-  const double toward = mag == 0 ? -as_double(from_bits<V>(sgn | 1)) // across zero
-                                 : as_double(from_bits<V>(sgn | (mag - 1)));
+                                           : to_double(from_bits<V>(sgn | (mag + 1)));
+  const double toward = mag == 0 ? -to_double(from_bits<V>(sgn | 1)) // across zero
+                                 : to_double(from_bits<V>(sgn | (mag - 1)));
   const auto dist = [&](double v) {
     mp d(mp::exact_dot_bits + 64);
     mpfr_sub_d(d.get(), s.get(), v, MPFR_RNDN); // exact at this precision

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Tests for compensated/certified.cuh on the host: the upward-rounding helpers against exact
+// MPFR values (add_ru and to_float_ru exactly RU, mul_ru never below RU and exactly RU where
+// certified.cuh says, fma_ru never below RU), the bound's special values, and the certified
+// accumulators (the running bound of certified_float_accumulator, the summed-magnitudes form
+// over reductions.cuh's accumulators, the exact ones over compensated/exact.cuh) driven as the
+// device kernel drives them (threads adding 16-byte vectors grid-strided, a tree of partial
+// merges): the value is the plain accumulator's, bit for bit; the bound covers the exact error
+// and is as tight as certified.cuh states, on ill-conditioned sums and dots to condition 1e32,
+// subnormals, data near overflow, special values and n = 0. One case prints how far each bound
+// lies above the actual error (quoted in the README).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include <tcr/compensated/certified.cuh>
+#include <tcr/compensated/exact.cuh>
+#include <tcr/compensated/reductions.cuh>
+#include "compensated/certified_check.hpp"
+#include "support/gen.hpp"
+#include "support/mpfr_ref.hpp"
+
+namespace {
+
+using tcr::certified;
+using tcr::test::mp;
+using tcr::test::rng64;
+namespace cert = tcr::test::cert;
+
+// ---------------------------------------------------------------------------------------------
+// Upward rounding.
+
+// A random T over the whole range: sign, exponent uniform (subnormals included), random bits.
+template <class T>
+T random_value(rng64& rng) {
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  constexpr bits exp_max = sizeof(T) == 4 ? 0xff : 0x7ff;
+  constexpr int frac = sizeof(T) == 4 ? 23 : 52;
+  const bits e = static_cast<bits>(rng.integer(0, exp_max - 1)); // no Inf / NaN
+  const bits f = static_cast<bits>(rng.next()) & ((bits(1) << frac) - 1);
+  const bits s = rng.coin() ? bits(1) << (8 * sizeof(T) - 1) : 0;
+  const bits b = s | (e << frac) | f;
+  T v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+// Operands that meet at interesting places: nearby exponents (cancellation and carries), far
+// apart, or anywhere.
+template <class T>
+std::pair<T, T> random_pair(rng64& rng) {
+  const T a = random_value<T>(rng);
+  T b = random_value<T>(rng);
+  if (rng.coin() && a != T(0)) {
+    int ea, eb;
+    std::frexp(a, &ea);
+    const T near = std::ldexp(std::frexp(b, &eb), ea + int(rng.integer(-30, 3)));
+    if (std::isfinite(near))
+      b = near;
+  }
+  return {a, b};
+}
+
+// r >= exact, and (exactly RU) the next value down is below exact.
+template <class T>
+bool upper(T r, const mp& exact) {
+  return mpfr_cmp_d(exact.get(), static_cast<double>(r)) <= 0;
+}
+template <class T>
+bool tight_upper(T r, const mp& exact) {
+  const T down = std::nextafter(r, -std::numeric_limits<T>::infinity());
+  return upper(r, exact) && (r == std::numeric_limits<T>::lowest() ||
+                             mpfr_cmp_d(exact.get(), static_cast<double>(down)) > 0);
+}
+
+template <class T>
+void check_rounding_up(std::uint64_t seed) {
+  rng64 rng(seed);
+  INFO("seed ", seed, ", ", sizeof(T) == 4 ? "float" : "double");
+  for (int i = 0; i < 200000; ++i) {
+    const auto [a, b] = random_pair<T>(rng);
+    INFO("a = ", a, ", b = ", b);
+    mp sum(mp::exact_sum_bits);
+    mpfr_set_d(sum.get(), double(a), MPFR_RNDN);
+    mpfr_add_d(sum.get(), sum.get(), double(b), MPFR_RNDN); // exact
+    REQUIRE(tight_upper(tcr::detail::add_ru(a, b), sum));
+    mp prod(128);
+    mpfr_set_d(prod.get(), double(a), MPFR_RNDN);
+    mpfr_mul_d(prod.get(), prod.get(), double(b), MPFR_RNDN); // exact
+    const T p = tcr::detail::mul_ru(a, b);
+    REQUIRE(upper(p, prod));
+    const double trusted = sizeof(T) == 4 ? 0x1p-90 : 0x1p-960;
+    if (std::fabs(double(a) * double(b)) >= 2 * trusted || std::isinf(p))
+      REQUIRE(tight_upper(p, prod));
+    const T c = random_value<T>(rng);
+    mp fma(mp::exact_dot_bits);
+    mpfr_set(fma.get(), prod.get(), MPFR_RNDN);             // exact
+    mpfr_add_d(fma.get(), fma.get(), double(c), MPFR_RNDN); // exact at this precision
+    REQUIRE(upper(tcr::detail::fma_ru(a, b, c), fma));
+    if constexpr (sizeof(T) == 8) {
+      const float f = tcr::detail::to_float_ru(a);
+      const mp ea(double(a), 64);
+      REQUIRE(tight_upper(f, ea));
+    }
+  }
+  // Overflow: RU goes to +inf upward, to the most negative finite value downward.
+  const T big = std::numeric_limits<T>::max();
+  CHECK(std::isinf(tcr::detail::add_ru(big, big)));
+  CHECK(tcr::detail::add_ru(-big, -big) == std::numeric_limits<T>::lowest());
+  CHECK(std::isinf(tcr::detail::mul_ru(big, T(2))));
+  CHECK(tcr::detail::mul_ru(-big, T(2)) == std::numeric_limits<T>::lowest());
+  CHECK(tcr::detail::mul_ru(std::numeric_limits<T>::denorm_min(), T(0.5)) ==
+        std::numeric_limits<T>::denorm_min()); // a positive product never rounds up to 0
+  CHECK(tcr::detail::mul_ru(T(0), T(0.5)) == T(0));
+  CHECK(std::isnan(tcr::detail::add_ru(std::numeric_limits<T>::quiet_NaN(), T(1))));
+}
+
+TEST_CASE("add_ru, mul_ru, to_float_ru: upward rounding, checked against exact values") {
+  check_rounding_up<float>(1);
+  check_rounding_up<double>(2);
+  CHECK(tcr::detail::to_float_ru(0x1p-150) == 0x1p-149f);
+  CHECK(tcr::detail::to_float_ru(1e300) == std::numeric_limits<float>::infinity());
+  CHECK(tcr::detail::to_float_ru(-1e300) == -FLT_MAX);
+  CHECK(tcr::detail::to_float_ru(double(FLT_MAX)) == FLT_MAX);
+}
+
+TEST_CASE("certified_bound and exact_pair_bound: special values, zeros, the subnormal floor") {
+  using tcr::detail::certified_bound;
+  const auto k = tcr::detail::compensated_terms<float>();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(std::isnan(certified_bound(nan, k, 1.0)));
+  CHECK(certified_bound(inf, k, 1.0) == inf);
+  CHECK(certified_bound(-inf, k, 1.0) == inf);
+  CHECK(std::isnan(certified_bound(1.0f, k, std::nan(""))));
+  CHECK(certified_bound(0.0f, k, 0.0) == 0x1p-149f); // 2^-150, rounded up to float
+  CHECK(certified_bound(1.0f, k, 0.0) == std::nextafter(0x1p-24f, 1.0f)); // 2^-24 + 2^-150, up
+  CHECK(certified_bound(1.0f, k, 1e300) == inf); // S beyond float: a valid, useless bound
+  const auto kd = tcr::detail::compensated_terms<double>();
+  CHECK(certified_bound(0.0, kd, 0.0) == 0x1p-1074);
+  CHECK(certified_bound(1.0, kd, 1.0) == std::nextafter(0x1p-53 + 0x1p-99, 1.0));
+  CHECK(certified_bound(1.0, kd, std::numeric_limits<double>::infinity()) ==
+        std::numeric_limits<double>::infinity());
+  using tcr::detail::exact_pair_bound;
+  CHECK(exact_pair_bound<float, true>(1.0f, 0.0f) == 0.0f);
+  CHECK(exact_pair_bound<float, false>(1.0f, 0.0f) == 0x1p-149f);
+  CHECK(exact_pair_bound<double, true>(1.0, 0.0) == 0.0);
+  CHECK(exact_pair_bound<double, false>(1.0, 0.0) == 0x1p-1074);
+  CHECK(exact_pair_bound<float, true>(1.0f, -0x1p-30f) >= 0x1p-30f);
+  CHECK(std::isnan(exact_pair_bound<float, true>(nan, 0.0f)));
+  CHECK(exact_pair_bound<float, true>(-inf, 0.0f) == inf);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The accumulators, driven like the device kernel.
+
+enum class kind { sum, asum, dot, nrm2 };
+
+// Threads take vectors of V elements grid-strided, the rest one element at a time; the
+// partials are merged in a balanced tree; finish or empty_result gives the certified result.
+template <class Out, kind K, class Acc, class X>
+Out reduce_host(const Acc& fresh, const std::vector<X>& x, const std::vector<X>& y,
+                int threads = 96) {
+  constexpr int V = 16 / sizeof(X) < 4 ? 4 : 16 / sizeof(X);
+  using P = typename Acc::partial_type;
+  const std::size_t n = x.size();
+  if (n == 0)
+    return fresh.template empty_result<Out>();
+  std::vector<Acc> acc(threads, fresh);
+  const std::size_t nvec = n / V;
+  for (std::size_t v = 0; v < nvec; ++v) {
+    Acc& a = acc[v % threads];
+    X xv[V], yv[V];
+    for (int j = 0; j < V; ++j) {
+      xv[j] = x[v * V + j];
+      yv[j] = y.empty() ? X(0) : y[v * V + j];
+    }
+    if constexpr (K == kind::dot)
+      a.add(xv, yv);
+    else if constexpr (K == kind::asum)
+      a.add_magnitudes(xv);
+    else
+      a.add(xv);
+  }
+  for (std::size_t i = nvec * V; i < n; ++i) {
+    Acc& a = acc[i % threads];
+    const X xv[1] = {x[i]};
+    if constexpr (K == kind::dot) {
+      const X yv[1] = {y[i]};
+      a.add(xv, yv);
+    } else if constexpr (K == kind::asum) {
+      a.add_magnitudes(xv);
+    } else {
+      a.add(xv);
+    }
+  }
+  std::vector<P> parts;
+  for (const Acc& a : acc)
+    parts.push_back(a.partial());
+  while (parts.size() > 1) {
+    std::vector<P> next;
+    for (std::size_t i = 0; i + 1 < parts.size(); i += 2)
+      next.push_back(fresh.merge(parts[i], parts[i + 1]));
+    if (parts.size() % 2)
+      next.push_back(parts.back());
+    parts.swap(next);
+  }
+  return fresh.template finish<Out>(parts[0]);
+}
+
+// What DeviceReduce uses: the running bound for float results, the sum of magnitudes for double
+// ones; and the sum-of-magnitudes form for float results too (s_ prefix).
+template <class T>
+using sum_acc = std::conditional_t<std::is_same_v<T, float>, tcr::certified_float_accumulator,
+                                   tcr::certified_accumulator<tcr::sum_accumulator<T>, false>>;
+template <class T>
+using dot_acc = std::conditional_t<std::is_same_v<T, float>, tcr::certified_float_accumulator,
+                                   tcr::certified_accumulator<tcr::dot_accumulator<T>, false>>;
+template <class T>
+using s_sum_acc = tcr::certified_accumulator<tcr::sum_accumulator<T>, false>;
+template <class T>
+using s_dot_acc = tcr::certified_accumulator<tcr::dot_accumulator<T>, false>;
+template <class T>
+using nrm2_acc = tcr::certified_accumulator<tcr::nrm2_accumulator<T>, true>;
+template <class T>
+using exact_acc = tcr::certified_exact<tcr::exact_sum<T>, false, true>;
+
+template <class V>
+std::vector<double> doubles(const std::vector<V>& v) {
+  return {v.begin(), v.end()};
+}
+
+// Sum and Asum of x (float or double) into certified<X>, compensated and exact: covers, tight.
+template <class X>
+void check_sum(const std::vector<X>& x, int threads = 96) {
+  INFO("n ", x.size(), ", threads ", threads);
+  const std::vector<double> d = doubles(x);
+  for (bool absolute : {false, true}) {
+    INFO((absolute ? "Asum" : "Sum"));
+    const mp s = tcr::test::exact_sum([&] {
+      std::vector<double> a(d);
+      if (absolute)
+        for (double& v : a)
+          v = std::fabs(v);
+      return a;
+    }());
+    const mp S = tcr::test::exact_sum([&] {
+      std::vector<double> a(d);
+      for (double& v : a)
+        v = std::fabs(v);
+      return a;
+    }());
+    const auto run = [&](auto fresh) {
+      return absolute ? reduce_host<certified<X>, kind::asum>(fresh, x, {}, threads)
+                      : reduce_host<certified<X>, kind::sum>(fresh, x, {}, threads);
+    };
+    // The plain accumulator's value, bit for bit.
+    const X plain = absolute ? reduce_host<X, kind::asum>(tcr::sum_accumulator<X>{}, x, {}, threads)
+                             : reduce_host<X, kind::sum>(tcr::sum_accumulator<X>{}, x, {}, threads);
+    for (const certified<X>& c : {run(sum_acc<X>{}), run(s_sum_acc<X>{})}) {
+      INFO("compensated: value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double(),
+           ", bound / error ", cert::overestimate(c.value, c.error_bound, s));
+      CHECK(std::memcmp(&c.value, &plain, sizeof plain) == 0);
+      CHECK(cert::covers(c.value, c.error_bound, s));
+      if (std::isfinite(c.value)) // (an exact result beyond X's range: value and bound +inf)
+        CHECK(cert::tight_compensated<X>(c.error_bound, s, S));
+    }
+    // The exact accumulator takes magnitudes as plain inputs (the device clears sign bits).
+    std::vector<X> a(x);
+    if (absolute)
+      for (X& v : a)
+        v = std::fabs(v);
+    const certified<X> e = reduce_host<certified<X>, kind::sum>(exact_acc<X>{}, a, {}, threads);
+    INFO("exact: value ", e.value, ", bound ", e.error_bound);
+    CHECK(cert::covers(e.value, e.error_bound, s));
+    if (std::isfinite(e.value))
+      CHECK(cert::tight_exact<X>(e.value, e.error_bound, s));
+    CHECK((e.error_bound == 0) == mpfr_zero_p(cert::exact_error(e.value, s).get()));
+  }
+}
+
+template <class X>
+void check_dot(const std::vector<X>& x, const std::vector<X>& y) {
+  INFO("Dot, n ", x.size());
+  const mp s = tcr::test::exact_dot(doubles(x), doubles(y));
+  std::vector<double> ax = doubles(x), ay = doubles(y);
+  for (double& v : ax)
+    v = std::fabs(v);
+  for (double& v : ay)
+    v = std::fabs(v);
+  const mp S = tcr::test::exact_dot(ax, ay);
+  const X plain = reduce_host<X, kind::dot>(tcr::dot_accumulator<X>{}, x, y);
+  for (const certified<X>& c : {reduce_host<certified<X>, kind::dot>(dot_acc<X>{}, x, y),
+                                reduce_host<certified<X>, kind::dot>(s_dot_acc<X>{}, x, y)}) {
+    INFO("value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double(),
+         ", bound / error ", cert::overestimate(c.value, c.error_bound, s));
+    CHECK(std::memcmp(&c.value, &plain, sizeof plain) == 0);
+    CHECK(cert::covers(c.value, c.error_bound, s));
+    CHECK(cert::tight_compensated<X>(c.error_bound, s, S));
+  }
+}
+
+template <class X>
+void check_nrm2(const std::vector<X>& x) {
+  INFO("Nrm2, n ", x.size());
+  const mp ssq = tcr::test::exact_dot(doubles(x), doubles(x));
+  const certified<X> c = reduce_host<certified<X>, kind::nrm2>(nrm2_acc<X>{}, x, {});
+  INFO("value ", c.value, ", bound ", c.error_bound);
+  CHECK(cert::covers_norm(c.value, c.error_bound, ssq));
+  CHECK(c.error_bound <= std::ldexp(std::fabs(c.value), sizeof(X) == 4 ? -23 : -52) +
+                             (sizeof(X) == 4 ? 0x1p-148 : 0x1p-1072));
+}
+
+TEST_CASE("certified accumulators: ill-conditioned sums and dots to condition 1e32") {
+  for (double cond : {1e0, 1e4, 1e8, 1e16, 1e24, 1e32}) {
+    for (std::size_t n : {7, 100, 5000, 100000}) {
+      const std::uint64_t seed = n + static_cast<std::uint64_t>(std::log10(cond));
+      INFO("cond ", cond, ", seed ", seed);
+      check_sum(tcr::test::gen_sum<float>(n, cond, seed), int(n % 97) + 1);
+      check_sum(tcr::test::gen_sum<double>(n, cond, seed + 1));
+      const auto [x, y] = tcr::test::gen_dot<float>(n, cond, seed + 2);
+      check_dot(x, y);
+      const auto [xd, yd] = tcr::test::gen_dot<double>(n, cond, seed + 3);
+      check_dot(xd, yd);
+    }
+  }
+}
+
+TEST_CASE("certified accumulators: subnormals, near overflow, norms") {
+  INFO("seed 7");
+  rng64 rng(7);
+  std::vector<float> sub(20000);
+  for (auto& v : sub)
+    v = float(std::ldexp(double(rng.integer(1, (1 << 23) - 1)), -149) * (rng.coin() ? 1 : -1));
+  check_sum(sub);
+  check_dot(sub, sub); // every product below the float subnormals, exact in double
+  check_nrm2(sub);
+  std::vector<double> dsub(20000);
+  for (auto& v : dsub)
+    v = std::ldexp(double(rng.integer(1, std::int64_t(1) << 52)), -1074) * (rng.coin() ? 1 : -1);
+  check_sum(dsub);
+  check_nrm2(dsub);
+  // Near overflow: +FLT_MAX and -(FLT_MAX - k ulp) pairs, the positive ones first (the float
+  // chunks overflow and are redone in double), the exact sum finite.
+  std::vector<float> big(10001);
+  for (std::size_t i = 0; i + 1 < big.size(); i += 2) {
+    big[i] = FLT_MAX;
+    big[i + 1] = -float(double(FLT_MAX) - std::ldexp(double(rng.integer(0, 100)), 104));
+  }
+  std::sort(big.begin(), big.end() - 1, [](float a, float b) { return a > b; });
+  big.back() = 1.5f;
+  check_sum(big);
+  std::vector<double> dbig(10000);
+  for (auto& v : dbig)
+    v = std::ldexp(1 + rng.uniform(), 1000 - int(rng.integer(0, 40))) * (rng.coin() ? 1 : -1);
+  check_sum(dbig);
+  check_nrm2(dbig);
+  std::vector<float> wide(30000);
+  for (auto& v : wide)
+    v = float(std::ldexp(1 + rng.uniform(), int(rng.integer(-140, 100))) * (rng.coin() ? 1 : -1));
+  check_nrm2(wide);
+  check_sum(wide, 1);
+}
+
+// How far the bounds lie above the actual error: the running bound (what DeviceReduce returns
+// for float results) and the sum-of-magnitudes form (the README quotes this output).
+template <class Acc, kind K>
+void print_overestimates(const char* what) {
+  for (double cond : {1e0, 1e4, 1e8, 1e16, 1e32}) {
+    double lo = INFINITY, hi = 0;
+    for (std::uint64_t seed = 0; seed < 8; ++seed) {
+      INFO(std::string(what), ", cond ", cond, ", seed ", seed);
+      std::vector<float> x, y;
+      mp s;
+      certified<float> c;
+      if constexpr (K == kind::dot) {
+        std::tie(x, y) = tcr::test::gen_dot<float>(100000, cond, seed);
+        s = tcr::test::exact_dot(doubles(x), doubles(y));
+        c = reduce_host<certified<float>, kind::dot>(Acc{}, x, y, 256);
+      } else {
+        x = tcr::test::gen_sum<float>(100000, cond, seed);
+        s = tcr::test::exact_sum(doubles(x));
+        c = reduce_host<certified<float>, kind::sum>(Acc{}, x, {}, 256);
+      }
+      REQUIRE(cert::covers(c.value, c.error_bound, s));
+      const double r = cert::overestimate(c.value, c.error_bound, s);
+      if (std::isfinite(r)) {
+        lo = std::min(lo, r);
+        hi = std::max(hi, r);
+      }
+    }
+    MESSAGE(std::string(what), ", f32, n = 10^5, condition ", cond, ": bound / |value - s| from ",
+            lo, " to ", hi);
+  }
+}
+
+TEST_CASE("certified accumulators: bound / actual error on GenSum and GenDot data (printed)") {
+  print_overestimates<sum_acc<float>, kind::sum>("Sum, running bound");
+  print_overestimates<s_sum_acc<float>, kind::sum>("Sum, sum-of-magnitudes bound");
+  print_overestimates<dot_acc<float>, kind::dot>("Dot, running bound");
+  print_overestimates<s_dot_acc<float>, kind::dot>("Dot, sum-of-magnitudes bound");
+}
+
+TEST_CASE("certified accumulators: special values, n = 0, beyond the proven range") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(100, 1.0f);
+  x[40] = inf;
+  auto c = reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, x, {});
+  CHECK(c.value == inf);
+  CHECK(c.error_bound == inf);
+  auto e = reduce_host<certified<float>, kind::sum>(exact_acc<float>{}, x, {});
+  CHECK(e.value == inf);
+  CHECK(e.error_bound == inf);
+  x[41] = -inf;
+  c = reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, x, {});
+  CHECK(std::isnan(c.value));
+  CHECK(std::isnan(c.error_bound));
+  x[41] = nan;
+  c = reduce_host<certified<float>, kind::dot>(dot_acc<float>{}, x, x);
+  CHECK(std::isnan(c.value));
+  CHECK(std::isnan(c.error_bound));
+  c = reduce_host<certified<float>, kind::nrm2>(nrm2_acc<float>{}, x, {});
+  CHECK(std::isnan(c.value));
+  CHECK(std::isnan(c.error_bound));
+  const std::vector<float> none;
+  for (const auto& r : {reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, none, {}),
+                        reduce_host<certified<float>, kind::dot>(dot_acc<float>{}, none, none),
+                        reduce_host<certified<float>, kind::nrm2>(nrm2_acc<float>{}, none, {}),
+                        reduce_host<certified<float>, kind::sum>(exact_acc<float>{}, none, {})}) {
+    CHECK(r.value == 0.0f);
+    CHECK(!std::signbit(r.value));
+    CHECK(r.error_bound == 0.0f);
+  }
+  const auto rd =
+      reduce_host<certified<double>, kind::sum>(sum_acc<double>{}, std::vector<double>{}, {});
+  CHECK(rd.value == 0.0);
+  CHECK(rd.error_bound == 0.0);
+  // A result beyond float's range: +inf, bound +inf.
+  const std::vector<float> over(64, FLT_MAX);
+  c = reduce_host<certified<float>, kind::sum>(sum_acc<float>{}, over, {});
+  CHECK(std::isinf(c.value));
+  CHECK(std::isinf(c.error_bound));
+  // unproven (more elements than the contracts cover): +inf, and NaN stays NaN.
+  sum_acc<float> beyond{};
+  beyond.unproven = true;
+  const std::vector<float> ones(10, 1.0f);
+  c = reduce_host<certified<float>, kind::sum>(beyond, ones, {});
+  CHECK(c.value == 10.0f);
+  CHECK(c.error_bound == inf);
+  exact_acc<float> beyond_exact{};
+  beyond_exact.unproven = true;
+  CHECK(reduce_host<certified<float>, kind::sum>(beyond_exact, ones, {}).error_bound == inf);
+  // The exact modes' zero bound: an exact value.
+  const std::vector<float> halves = {0.5f, 0.25f, -0.125f};
+  e = reduce_host<certified<float>, kind::sum>(exact_acc<float>{}, halves, {});
+  CHECK(e.value == 0.625f);
+  CHECK(e.error_bound == 0.0f);
+}
+
+} // namespace
