@@ -288,7 +288,8 @@ struct exact_sum {
   // The sum rounded to T.
   TCR_HD T result() const { return finish<T>(partial()); }
 
-private:
+  // p made canonical in place (carries propagated; the same sum). For callers that keep a partial
+  // where a copy would cost (a block's partial in shared memory).
   TCR_HD static void canonicalise(partial_type& p) {
     std::int64_t carry = 0;
     TCR_EXACT_UNROLL_LIMBS
@@ -299,6 +300,8 @@ private:
     }
     p.limb[limbs - 1] += carry;
   }
+
+private:
 
   // x = (-1)^sign m 2^(p + L): pieces of m << (p mod 32) into limbs p / 32 and up.
   TCR_HD void add_one(T x) {
@@ -339,15 +342,37 @@ private:
     return (b & ~(decltype(b)(1) << (8 * sizeof b - 1))) < detail::exact_format<V>::inf_bits;
   }
 
-  // floor(|a| / 2^pos) mod 2^64 of a canonical nonnegative limb array, pos >= 0: limbs below
-  // limb pos / 32 are canonical, so they cannot carry into the window.
+  // The digits of |a| for a canonical a, read from a itself (no copy of the state: the partial
+  // being rounded may live in shared memory, and a copy of double's 66 limbs would go to local
+  // memory). a >= 0: its own digits. a < 0: the canonical digits of -a (two's complement), with
+  // `low` a's lowest nonzero limb: 0 below it, 2^32 - a_k at it, 2^32 - 1 - a_k above it, and for
+  // the top limb -a_top - 1 (-a_top where low is the top limb). These are in [0, 2^32) below the
+  // top and sum to -a, so they are the canonical digits of -a (unique).
+  struct magnitude {
+    const std::int64_t (&a)[limbs];
+    bool negative;
+    int low;
+    TCR_HD std::int64_t operator[](int k) const {
+      const std::int64_t d = a[k];
+      if (!negative)
+        return d;
+      if (k < low)
+        return 0;
+      if (k == limbs - 1)
+        return low < limbs - 1 ? -d - 1 : -d;
+      return (k == low ? std::int64_t(1) << 32 : (std::int64_t(1) << 32) - 1) - d;
+    }
+  };
+
+  // floor(|a| / 2^pos) mod 2^64 of a canonical state's magnitude, pos >= 0: limbs below limb
+  // pos / 32 are canonical, so they cannot carry into the window.
   // (Both loops run over every limb with constant indices, so that the limbs stay in registers:
   // an index that depends on the data would put the array in local memory, whose latency the
   // single thread that rounds would pay on every access.)
   // Unrolled (registers) for the short states; the 66 limbs of double stay a loop (registers for
   // all of them would cap the occupancy of every kernel that rounds one).
   static constexpr bool unroll_limbs = limbs <= 24;
-  TCR_HD static std::uint64_t window(const std::int64_t (&a)[limbs], int pos) {
+  TCR_HD static std::uint64_t window(const magnitude& a, int pos) {
     std::uint64_t w = 0;
     TCR_EXACT_UNROLL_LIMBS
     for (int j = 0; j < limbs; ++j) {
@@ -360,7 +385,7 @@ private:
     return w;
   }
   // |a| mod 2^pos != 0, pos >= 0.
-  TCR_HD static bool any_below(const std::int64_t (&a)[limbs], int pos) {
+  TCR_HD static bool any_below(const magnitude& a, int pos) {
     bool any = false;
     TCR_EXACT_UNROLL_LIMBS
     for (int j = 0; j < limbs; ++j) {
@@ -391,20 +416,21 @@ private:
       std::memcpy(&v, &bits, sizeof v);
       return v;
     }
-    partial_type mag = p;
     const bool negative = p.limb[limbs - 1] < 0;
-    if (negative) {
-      for (int k = 0; k < limbs; ++k)
-        mag.limb[k] = -mag.limb[k];
-      canonicalise(mag);
-    }
-    int top = -1; // the highest nonzero limb
+    int low = limbs - 1; // the lowest nonzero limb below the top (a negative sum's magnitude)
+    TCR_EXACT_UNROLL_LIMBS
+    for (int k = limbs - 2; k >= 0; --k)
+      if (p.limb[k] != 0)
+        low = k;
+    const magnitude mag{p.limb, negative, low};
+    int top = -1; // the highest nonzero limb of |s|
     std::uint64_t top_limb = 0;
     TCR_EXACT_UNROLL_LIMBS
     for (int k = 0; k < limbs; ++k) {
-      if (mag.limb[k] != 0) {
+      const std::int64_t d = mag[k];
+      if (d != 0) {
         top = k;
-        top_limb = std::uint64_t(mag.limb[k]);
+        top_limb = std::uint64_t(d);
       }
     }
     if (rest) {
@@ -425,11 +451,11 @@ private:
     const int sh = t - L;
     std::uint64_t q;
     if (sh <= 0) {
-      q = window(mag.limb, 0) << -sh; // exact: mag < 2^(M + 1 + sh)
+      q = window(mag, 0) << -sh; // exact: |s| < 2^(M + 1 + sh)
     } else {
-      q = window(mag.limb, sh);
-      const bool half = (window(mag.limb, sh - 1) & 1) != 0;
-      const bool sticky = any_below(mag.limb, sh - 1);
+      q = window(mag, sh);
+      const bool half = (window(mag, sh - 1) & 1) != 0;
+      const bool sticky = any_below(mag, sh - 1);
       const bool up = half && (sticky || (q & 1));
       if (rest) { // s - RN(s) = sign (mag mod 2^sh - up 2^sh)
         partial_type& r = *rest;
@@ -438,9 +464,9 @@ private:
           if (lo >= sh)
             r.limb[j] = 0;
           else if (lo + 32 > sh)
-            r.limb[j] = mag.limb[j] & ((std::int64_t(1) << (sh - lo)) - 1);
+            r.limb[j] = mag[j] & ((std::int64_t(1) << (sh - lo)) - 1);
           else
-            r.limb[j] = mag.limb[j];
+            r.limb[j] = mag[j];
         }
         if (up) {
           TCR_EXACT_UNROLL_LIMBS

@@ -175,31 +175,53 @@ __device__ __forceinline__ long long warp_sum64(long long v) {
   return v;
 }
 
-// The canonical partial of carry-save limbs.
+// A block's exact_partial<T> in shared memory, as raw storage (a __shared__ variable takes no
+// initialiser: its users zero it with zero_partial). Tag separates the partials of different
+// users in one kernel. Its limbs take carry-save adds by shared atomics (as unsigned long long:
+// the same object representation as the int64 limbs).
+template <class Tag, class T>
+__device__ exact_partial<T>& shared_partial() {
+  __shared__ alignas(exact_partial<T>) unsigned char s_partial[sizeof(exact_partial<T>)];
+  return *reinterpret_cast<exact_partial<T>*>(s_partial);
+}
 template <class T>
-__device__ exact_partial<T> canonical_of(const unsigned long long* s_limb, std::uint32_t flags) {
-  exact_sum<T> t;
-  // (Not unrolled for double's 66 limbs: one thread's copy, not worth 132 registers a kernel.)
-#pragma unroll(exact_partial <T>::limbs <= 24 ? exact_partial <T>::limbs : 1)
-  for (int k = 0; k < exact_partial<T>::limbs; ++k)
-    t.state.limb[k] = static_cast<std::int64_t>(s_limb[k]);
-  t.state.flags = flags;
-  return t.partial();
+__device__ unsigned long long* limbs_of(exact_partial<T>& p) {
+  return reinterpret_cast<unsigned long long*>(p.limb);
+}
+
+// s = the empty partial (every byte zero, padding too: the partial is copied out whole), by
+// the block's Threads threads; the caller's barrier follows.
+template <int Threads, class T>
+__device__ void zero_partial(exact_partial<T>& s) {
+  static_assert(sizeof(exact_partial<T>) % 8 == 0, "exact_partial: whole 8-byte words");
+  unsigned long long* w = reinterpret_cast<unsigned long long*>(&s);
+  for (int k = threadIdx.x; k < int(sizeof(exact_partial<T>) / 8); k += Threads)
+    w[k] = 0;
+}
+
+// The block's carry-save partial s (all its adds done and behind a barrier) made canonical in
+// place, by thread 0, then a barrier: every thread may read it after. No thread copies it (a
+// copy of double's 66 limbs would take 132 registers or a local frame).
+template <class T>
+__device__ const exact_partial<T>& canonical_in_place(exact_partial<T>& s) {
+  if (threadIdx.x == 0)
+    exact_sum<T>::canonicalise(s);
+  __syncthreads();
+  return s;
 }
 
 // The merge of count canonical partials g[0 .. count) (written by other blocks of this grid:
-// read from L2), a collective of the block's Threads threads; the result in thread 0. Each
-// thread adds its partials limb by limb (carry-save: 8 canonical partials per thread at most for
-// 2048 blocks), the warp sums them, lane 0 adds them into shared limbs by atomics.
+// read from L2), a collective of the block's Threads threads; the result, canonical, in shared
+// memory, read by every thread. Each thread adds its partials limb by limb (carry-save: 8
+// canonical partials per thread at most for 2048 blocks), the warp sums them, lane 0 adds them
+// into the shared limbs by atomics.
 template <class T, int Threads>
-__device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int count) {
+__device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
+  struct merged;
   constexpr int L = exact_partial<T>::limbs;
-  __shared__ unsigned long long s_limb[L];
-  __shared__ std::uint32_t s_flags;
-  for (int k = threadIdx.x; k < L; k += Threads)
-    s_limb[k] = 0;
-  if (threadIdx.x == 0)
-    s_flags = 0;
+  exact_partial<T>& s = shared_partial<merged, T>();
+  unsigned long long* s_limb = limbs_of(s);
+  zero_partial<Threads>(s);
   __syncthreads();
   // Limbs in chunks of 8 in registers (the 66 of a double partial all at once would cap the
   // kernel's occupancy); a chunk re-reads the partials from L2.
@@ -219,19 +241,16 @@ __device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int 
     }
     TCR_UNROLL
     for (int k = 0; k < chunk; ++k) {
-      const long long s = warp_sum64(limb[k]);
-      if ((threadIdx.x & 31) == 0 && s != 0 && k0 + k < L)
-        atomicAdd(s_limb + k0 + k, static_cast<unsigned long long>(s));
+      const long long sum = warp_sum64(limb[k]);
+      if ((threadIdx.x & 31) == 0 && sum != 0 && k0 + k < L)
+        atomicAdd(s_limb + k0 + k, static_cast<unsigned long long>(sum));
     }
   }
   flags = warp_or(flags);
   if ((threadIdx.x & 31) == 0 && flags != 0)
-    atomicOr(&s_flags, flags);
+    atomicOr(&s.flags, flags);
   __syncthreads();
-  exact_partial<T> p{};
-  if (threadIdx.x == 0)
-    p = canonical_of<T>(s_limb, s_flags);
-  return p;
+  return canonical_in_place(s);
 }
 } // namespace detail
 #endif
@@ -253,18 +272,14 @@ struct binned_block {
     __shared__ double s_bins[Bins * Threads];
     return s_bins + threadIdx.x;
   }
-  __device__ static unsigned long long* limb_array() {
-    __shared__ unsigned long long s_limb[limbs];
-    return s_limb;
-  }
+  // The block's carry-save partial (shared memory).
+  __device__ static exact_partial<T>& block_sum() { return shared_partial<Tag, T>(); }
+  __device__ static unsigned long long* limb_array() { return limbs_of(block_sum()); }
   __device__ static long long* total_array() {
     __shared__ long long s_total[Bins];
     return s_total;
   }
-  __device__ static std::uint32_t* flags_word() {
-    __shared__ std::uint32_t s_flags;
-    return &s_flags;
-  }
+  __device__ static std::uint32_t* flags_word() { return &block_sum().flags; }
 
   // Empty bins (-0 each), zero limbs, totals and flags; a barrier (a collective of the block).
   __device__ static void prepare(bool shared_bins) {
@@ -274,12 +289,9 @@ struct binned_block {
       for (int k = 0; k < Bins; ++k)
         b[k * Threads] = -0.0;
     }
-    for (int k = threadIdx.x; k < limbs; k += Threads)
-      limb_array()[k] = 0;
+    zero_partial<Threads>(block_sum());
     for (int k = threadIdx.x; k < Bins; k += Threads)
       total_array()[k] = 0;
-    if (threadIdx.x == 0)
-      *flags_word() = 0;
     __syncthreads();
   }
 
@@ -307,11 +319,12 @@ struct binned_block {
       atomicOr(flags_word(), flags);
   }
 
-  // The block's partial (a collective; the result in thread 0): every thread's bins summed bin
+  // The block's partial (a collective; the result, canonical, in shared memory, read by every
+  // thread until the block's next prepare): every thread's bins summed bin
   // by bin as integer digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts),
   // by shared atomics (or, for one register bin, a warp sum), then the bin totals into the limbs.
   template <class Spacing>
-  __device__ static exact_partial<T> partial(bool shared_bins, double one) {
+  __device__ static const exact_partial<T>& partial(bool shared_bins, double one) {
     __syncthreads(); // every thread's bins and spills are in
     std::uint32_t flags = 0;
     if (shared_bins) {
@@ -348,10 +361,7 @@ struct binned_block {
         atomic_add_scaled<limbs>(limb_array(), t, Spacing::exponent(b) - L);
     }
     __syncthreads();
-    exact_partial<T> p{};
-    if (threadIdx.x == 0)
-      p = canonical_of<T>(limb_array(), *flags_word());
-    return p;
+    return canonical_in_place(block_sum());
   }
 };
 } // namespace detail
@@ -360,8 +370,8 @@ struct binned_block {
 // binned_exact_sum<X, Threads>: the exact sum of inputs X (header comment), in blocks of
 // Threads threads (the bins' stride). The accumulator of reduce/detail/device_kernel.cuh's exact
 // modes: prepare() (a collective, before the first add), add(x) per thread, then the collectives
-// block_partial() (the block's canonical exact_partial<float>, in thread 0) and, in the last
-// block, merge_partials(g, count); merge, finish and empty_result as compensated/reductions.cuh's
+// block_partial() (the block's canonical exact_partial<float>, in shared memory: every thread
+// reads it) and, in the last block, merge_partials(g, count) (likewise); merge, finish and empty_result as compensated/reductions.cuh's
 // accumulators. There is no per-thread partial(): a thread's spills go straight into the block's
 // shared limbs. Equal sums have equal partials (canonical), so equal results.
 template <class X, int Threads>
@@ -435,10 +445,10 @@ struct binned_exact_sum {
     }
   }
 
-  __device__ partial_type block_partial() const {
+  __device__ const partial_type& block_partial() const {
     return block::template partial<spacing>(shared_bins, one_bin);
   }
-  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float, Threads>(g, count);
   }
 #endif
@@ -527,16 +537,13 @@ struct binned_exact_sum_f64 {
     }
   }
 
-  __device__ partial_type block_partial() const {
+  __device__ const partial_type& block_partial() const {
     if (base >= 0)
       spill_window(base);
     __syncthreads();
-    partial_type p{};
-    if (threadIdx.x == 0)
-      p = detail::canonical_of<double>(block::limb_array(), *block::flags_word());
-    return p;
+    return detail::canonical_in_place(block::block_sum());
   }
-  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<double, Threads>(g, count);
   }
 #endif
@@ -683,10 +690,10 @@ struct binned_exact_dot {
     add_products(fx, fx);
   }
 
-  __device__ partial_type block_partial() const {
+  __device__ const partial_type& block_partial() const {
     return block::template partial<spacing>(true, 0.0);
   }
-  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float_products, Threads>(g, count);
   }
 #endif
