@@ -302,7 +302,6 @@ struct exact_sum {
   }
 
 private:
-
   // x = (-1)^sign m 2^(p + L): pieces of m << (p mod 32) into limbs p / 32 and up.
   TCR_HD void add_one(T x) {
     bits_type u;
@@ -346,11 +345,10 @@ private:
   // the state itself on each read (no copy of the state: the partial being rounded may live in
   // shared memory, and a copy of double's 66 limbs would go to local memory).
   //
-  // magnitude_digits: |a| for a canonical a. a >= 0: its own digits. a < 0: the canonical digits of -a
-  // (two's complement), with `low` a's lowest nonzero limb: 0 below it, 2^32 - a_k at it,
+  // magnitude_digits: |a| for a canonical a. a >= 0: its own digits. a < 0: the canonical digits
+  // of -a (two's complement), with `low` a's lowest nonzero limb: 0 below it, 2^32 - a_k at it,
   // 2^32 - 1 - a_k above it, and for the top limb -a_top - 1 (-a_top where low is the top limb).
-  // These are in [0, 2^32) below the top and sum to -a, so they are the canonical digits of -a
-  // (unique).
+  // These are in [0, 2^32) below the top and sum to -a: the canonical digits of -a (unique).
   struct magnitude_digits {
     const std::int64_t (&a)[limbs];
     bool negative;
@@ -438,8 +436,9 @@ private:
       const bool nan = (p.flags & detail::exact_nan) ||
                        (p.flags & (detail::exact_pos_inf | detail::exact_neg_inf)) ==
                            (detail::exact_pos_inf | detail::exact_neg_inf);
-      const VB bits = nan ? VF::nan_bits
-                          : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
+      const VB bits =
+          nan ? VF::nan_bits
+              : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
       V v;
       std::memcpy(&v, &bits, sizeof v);
       return v;
@@ -494,7 +493,8 @@ private:
       const bool half = (window(mag, sh - 1) & 1) != 0;
       const bool sticky = any_below(mag, sh - 1);
       const bool up = half && (sticky || (q & 1));
-      if constexpr (Rest) { // s - RN(s) = (-1)^negative (m mod 2^sh - up 2^sh)
+      // s - RN(s) = (-1)^negative (m mod 2^sh - up 2^sh)
+      if constexpr (Rest) {
         int r_low = limbs - 1; // the lowest nonzero limb of m mod 2^sh (used where up)
         TCR_EXACT_UNROLL_LIMBS
         for (int k = limbs - 1; k >= 0; --k) {

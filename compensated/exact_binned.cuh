@@ -320,9 +320,9 @@ struct binned_block {
   }
 
   // The block's partial (a collective; the result, canonical, in shared memory, read by every
-  // thread until the block's next prepare): every thread's bins summed bin
-  // by bin as integer digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts),
-  // by shared atomics (or, for one register bin, a warp sum), then the bin totals into the limbs.
+  // thread until the block's next prepare): every thread's bins summed bin by bin as integer
+  // digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts), by shared atomics
+  // (or, for one register bin, a warp sum), then the bin totals into the limbs.
   template <class Spacing>
   __device__ static const exact_partial<T>& partial(bool shared_bins, double one) {
     __syncthreads(); // every thread's bins and spills are in
@@ -371,9 +371,10 @@ struct binned_block {
 // Threads threads (the bins' stride). The accumulator of reduce/detail/device_kernel.cuh's exact
 // modes: prepare() (a collective, before the first add), add(x) per thread, then the collectives
 // block_partial() (the block's canonical exact_partial<float>, in shared memory: every thread
-// reads it) and, in the last block, merge_partials(g, count) (likewise); merge, finish and empty_result as compensated/reductions.cuh's
-// accumulators. There is no per-thread partial(): a thread's spills go straight into the block's
-// shared limbs. Equal sums have equal partials (canonical), so equal results.
+// reads it) and, in the last block, merge_partials(g, count) (likewise); merge, finish and
+// empty_result as compensated/reductions.cuh's accumulators. There is no per-thread partial(): a
+// thread's spills go straight into the block's shared limbs. Equal sums have equal partials
+// (canonical), so equal results.
 template <class X, int Threads>
 struct binned_exact_sum {
   using policy = detail::exact_bins_of<X>;

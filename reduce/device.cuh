@@ -49,8 +49,8 @@
 // input values (not on the GPU, grid, block size, alignment, offset or stream), and is correctly
 // rounded too. Inf and NaN as in plain summation; zeros: -0 only when every term is -0; n = 0
 // gives +0. Every input type for Sum and Asum (f64: binned_exact_sum_f64, pieces of 26 and 27
-// bits binned by exponent); Dot and Nrm2 of the float-range types, in any pairing (products exact in double);
-// Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
+// bits binned by exponent); Dot and Nrm2 of the float-range types, in any pairing (products exact
+// in double); Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
 // cudaErrorNotSupported. How, and the proofs: compensated/exact_binned.cuh, compensated/exact.cuh.
 // A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
 // exact_partial<double> (f64) or exact_partial<tcr::float_products> (Dot, Nrm2) receives the

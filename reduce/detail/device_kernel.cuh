@@ -170,9 +170,9 @@ __device__ __forceinline__ void add_loaded(Acc& acc, const X (&x)[N], const Y (&
 // caller's barrier follows.
 template <int Threads, class T>
 __device__ __forceinline__ void store_by_block(T* dst, const T& src) {
-  using W = std::conditional_t<sizeof(T) % 8 == 0 && alignof(T) >= 8, unsigned long long,
-                               std::conditional_t<sizeof(T) % 4 == 0 && alignof(T) >= 4,
-                                                  unsigned int, unsigned char>>;
+  using W = std::conditional_t<
+      sizeof(T) % 8 == 0 && alignof(T) >= 8, unsigned long long,
+      std::conditional_t<sizeof(T) % 4 == 0 && alignof(T) >= 4, unsigned int, unsigned char>>;
   const W* s = reinterpret_cast<const W*>(&src);
   W* d = reinterpret_cast<W*>(dst);
   for (int k = threadIdx.x; k < int(sizeof(T) / sizeof(W)); k += Threads)
