@@ -444,13 +444,24 @@ private:
       return v;
     }
     const bool negative = p.limb[limbs - 1] < 0;
-    int low = limbs - 1; // the lowest nonzero limb below the top (a negative sum's magnitude)
-    TCR_EXACT_UNROLL_LIMBS
-    for (int k = limbs - 2; k >= 0; --k)
-      if (p.limb[k] != 0)
-        low = k;
-    const magnitude_digits mag{p.limb, negative, low};
-    return round_digits<V, Rest>(mag, negative, p.flags, lo);
+    if constexpr (unroll_limbs) {
+      // Short states: |s| as a copy, in registers (every loop over it is unrolled).
+      partial_type m = p;
+      if (negative) {
+        TCR_EXACT_UNROLL_LIMBS
+        for (int k = 0; k < limbs; ++k)
+          m.limb[k] = -m.limb[k];
+        canonicalise(m);
+      }
+      return round_digits<V, Rest>(magnitude_digits{m.limb, false, 0}, negative, p.flags, lo);
+    } else {
+      int low = limbs - 1; // the lowest nonzero limb below the top (a negative sum's magnitude)
+      TCR_EXACT_UNROLL_LIMBS
+      for (int k = limbs - 2; k >= 0; --k)
+        if (p.limb[k] != 0)
+          low = k;
+      return round_digits<V, Rest>(magnitude_digits{p.limb, negative, low}, negative, p.flags, lo);
+    }
   }
 
   // RN_V of (-1)^negative m for a finite value's magnitude m (a digit view); a zero m gives -0 if
@@ -493,8 +504,26 @@ private:
       const bool half = (window(mag, sh - 1) & 1) != 0;
       const bool sticky = any_below(mag, sh - 1);
       const bool up = half && (sticky || (q & 1));
-      // s - RN(s) = (-1)^negative (m mod 2^sh - up 2^sh)
-      if constexpr (Rest) {
+      // s - RN(s) = (-1)^negative (m mod 2^sh - up 2^sh): for the short states a copy in
+      // registers, rounded as a state; for double a digit view of m.
+      if constexpr (Rest && unroll_limbs) {
+        partial_type r{};
+        TCR_EXACT_UNROLL_LIMBS
+        for (int j = 0; j < limbs; ++j) {
+          const int j_lo = 32 * j;
+          if (j_lo + 32 > sh && j_lo < sh)
+            r.limb[j] = mag[j] & ((std::int64_t(1) << (sh - j_lo)) - 1);
+          else if (j_lo < sh)
+            r.limb[j] = mag[j];
+          if (up && j == (sh >> 5))
+            r.limb[j] -= std::int64_t(1) << (sh & 31);
+          if (negative)
+            r.limb[j] = -r.limb[j];
+        }
+        canonicalise(r);
+        r.flags = detail::exact_not_neg_zero;
+        *lo = round_canonical<V, false>(r, nullptr);
+      } else if constexpr (Rest) {
         int r_low = limbs - 1; // the lowest nonzero limb of m mod 2^sh (used where up)
         TCR_EXACT_UNROLL_LIMBS
         for (int k = limbs - 1; k >= 0; --k) {
