@@ -106,6 +106,68 @@ struct exact_bins_of<__nv_fp8_e5m2> {
 };
 
 inline constexpr std::uint64_t negative_zero_bits = std::uint64_t(1) << 63;
+
+// The digit v / 2^g of a bin value v (g the exponent of its spacing, g >= -1022 so that 2^-g is a
+// double), and its flags.
+TCR_HD long long bin_digit(double v, int g, std::uint32_t& flags) {
+  long long bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  if (bits == static_cast<long long>(negative_zero_bits))
+    return 0; // an empty bin (or only -0 inputs): no flag
+  flags |= exact_not_neg_zero;
+  if ((bits & 0x7ff0000000000000ll) == 0x7ff0000000000000ll) {
+    flags |= (bits & 0x000fffffffffffffll) ? exact_nan : (bits < 0 ? exact_neg_inf : exact_pos_inf);
+    return 0;
+  }
+  const long long scale_bits = static_cast<long long>(1023 - g) << 52;
+  double scale; // 2^-g
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(v * scale); // exact: an integer below 2^53
+#else
+  return static_cast<long long>(v * scale); // exact: an integer below 2^53
+#endif
+}
+
+// bin_digit for any g >= -1074 (double's pieces and rows: 2^-g exceeds DBL_MAX for g < -1023,
+// and its biased exponent 1023 - g would spill into the sign bit). For g < -1022, v is scaled by
+// 2^512 first, exactly: v is a multiple of 2^g below 2^(53 + g) in magnitude (no overflow), and
+// the product is a double (subnormal v become normal; zeros, Inf and NaN stay what they are).
+TCR_HD long long bin_digit_wide(double v, int g, std::uint32_t& flags) {
+  if (g < -1022) {
+    v *= 0x1p512;
+    g += 512;
+  }
+  return bin_digit(v, g, flags);
+}
+
+// Piece j (0, 1, 2) of T 2^pos = hi 2^64 + lo in carry-save limbs of 32 bits (lo the unsigned low
+// 64 bits of T 2^(pos mod 32), hi = T >> (64 - s), arithmetic; the low two in [0, 2^32), the top
+// one below 2^31 in magnitude), and its limb `at`: pieces beyond the top limb go into it,
+// shifted (the top limb's bound).
+template <int Limbs>
+TCR_HD long long scaled_piece(long long t, int pos, int j, int& at) {
+  const int k = pos >> 5;
+  const int s = pos & 31;
+  const unsigned long long lo = static_cast<unsigned long long>(t) << s;
+  const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
+  const long long piece = j == 0   ? static_cast<long long>(lo & 0xffffffffull)
+                          : j == 1 ? static_cast<long long>(lo >> 32)
+                                   : hi;
+  const int a = k + j;
+  at = a < Limbs - 1 ? a : Limbs - 1;
+  return a < Limbs - 1 || piece == 0 ? piece : piece * (1ll << (32 * (a - (Limbs - 1))));
+}
+
+// T 2^pos into carry-save limbs (plain adds: the host's model of atomic_add_scaled).
+template <int Limbs>
+TCR_HD void add_scaled(std::int64_t* limb, long long t, int pos) {
+  for (int j = 0; j < 3; ++j) {
+    int at;
+    const long long d = scaled_piece<Limbs>(t, pos, j, at);
+    limb[at] += d;
+  }
+}
 } // namespace detail
 
 #if defined(__CUDACC__)
@@ -125,37 +187,16 @@ namespace detail {
 // (at most 6 pieces a limb: 2^35), so a block absorbs 2^27 spills, i.e. 2^41 inputs (a spill per
 // 2^14 floats; 2^13 for bfloat16, half and products: 2^40), more than any grid gives one block.
 
-// The digit v / 2^g of a bin value v (g the exponent of its spacing), and its flags.
-__device__ __forceinline__ long long bin_digit(double v, int g, std::uint32_t& flags) {
-  const long long bits = __double_as_longlong(v);
-  if (bits == static_cast<long long>(negative_zero_bits))
-    return 0; // an empty bin (or only -0 inputs): no flag
-  flags |= exact_not_neg_zero;
-  if ((bits & 0x7ff0000000000000ll) == 0x7ff0000000000000ll) {
-    flags |= (bits & 0x000fffffffffffffll) ? exact_nan : (bits < 0 ? exact_neg_inf : exact_pos_inf);
-    return 0;
-  }
-  const double scale = __longlong_as_double(static_cast<long long>(1023 - g) << 52); // 2^-g
-  return __double2ll_rn(v * scale); // exact: an integer below 2^53
-}
-
 // T 2^pos into the carry-save limbs s_limb (shared memory, Limbs of them), by atomics.
 template <int Limbs>
 __device__ __forceinline__ void atomic_add_scaled(unsigned long long* s_limb, long long t,
                                                   int pos) {
-  const int k = pos >> 5;
-  const int s = pos & 31;
-  const unsigned long long lo = static_cast<unsigned long long>(t) << s;
-  const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
-  const long long piece[3] = {static_cast<long long>(lo & 0xffffffffull),
-                              static_cast<long long>(lo >> 32), hi};
   TCR_UNROLL
   for (int j = 0; j < 3; ++j) {
-    if (piece[j] == 0)
-      continue;
-    const int at = k + j;
-    const long long d = at < Limbs - 1 ? piece[j] : piece[j] * (1ll << (32 * (at - (Limbs - 1))));
-    atomicAdd(s_limb + (at < Limbs - 1 ? at : Limbs - 1), static_cast<unsigned long long>(d));
+    int at;
+    const long long d = scaled_piece<Limbs>(t, pos, j, at);
+    if (d != 0)
+      atomicAdd(s_limb + at, static_cast<unsigned long long>(d));
   }
 }
 
@@ -484,9 +525,13 @@ struct binned_exact_sum {
 // chosen from its first input (its hi's row - 3, clamped to 1 .. 119 so that row 0, whose
 // subnormal pieces break the ratio, and rows 127 (Inf, NaN, sums that could overflow) never
 // enter the window). A piece outside the window goes to the block's limbs at once, exactly, as
-// the digit p / 2^max(e - 26, -1074) (below 2^27) at its position (detail::atomic_add_scaled):
-// slow, but any data is summed exactly. Every 2^11 pieces, and at the end, a thread spills its
-// window into the block's limbs (digits, as binned_block::spill).
+// the digit p / 2^(E - 1023 - 26) for a normal piece (E its biased exponent; below 2^27) and
+// p / 2^-1074 for a subnormal one (E = 0; a multiple of 2^-1074 below 2^-1022: below 2^52) at
+// its position (detail::atomic_add_scaled): slow, but any data is summed exactly. Every 2^11
+// pieces, and at the end, a thread spills its window into the block's limbs (digits, as
+// binned_block::spill). The spacings of row 1 and of the low pieces are below 2^-1022, so their
+// digits take detail::bin_digit_wide (2^-g beyond the doubles). The split, the rows and the
+// spacings are TCR_HD, so that the host tests model the kernel's path with the same code.
 template <int Threads>
 struct binned_exact_sum_f64 {
   static constexpr int window = 8;
@@ -500,13 +545,42 @@ struct binned_exact_sum_f64 {
   int base = -1;            // the window's first row (-1: not chosen yet)
   std::uint32_t pieces = 0; // since the last spill
 
+  static constexpr int L = detail::exact_format<double>::lsb_exponent;
+
+  // The exponent of row r's spacing g_r (header comment).
   TCR_HD static constexpr int spacing_exponent(int row) {
-    return 16 * row - 1023 - 26 > -1074 ? 16 * row - 1023 - 26 : -1074;
+    return 16 * row - 1023 - 26 > L ? 16 * row - 1023 - 26 : L;
+  }
+  // The exponent of the spacing of a piece outside the window, E its biased exponent: every
+  // piece is a multiple of it (header comment; E = 0: a subnormal piece, a multiple of 2^L).
+  TCR_HD static constexpr int piece_spacing_exponent(int e) { return e != 0 ? e - 1023 - 26 : L; }
+  // The window's first row for a first input of biased exponent e (header comment).
+  TCR_HD static constexpr int first_row(int e) {
+    return (e >> 4) - 3 < 1 ? 1 : ((e >> 4) - 3 > 127 - window ? 127 - window : (e >> 4) - 3);
+  }
+  // Whether a piece of biased exponent e goes into the window of first row `base`, and its row k
+  // there (subnormal pieces never do: they break row 0's ratio).
+  TCR_HD static bool in_window(int e, int base, unsigned& k) {
+    k = static_cast<unsigned>((e >> 4) - base);
+    return k < static_cast<unsigned>(window) && e != 0;
+  }
+  // The biased exponent of x.
+  TCR_HD static int biased_exponent(double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return static_cast<int>((b >> 52) & 0x7ff);
+  }
+  // x = hi + lo, the pieces (header comment).
+  TCR_HD static void split(double x, double& hi, double& lo) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    b &= ~std::uint64_t(0x7ffffff);
+    std::memcpy(&hi, &b, sizeof hi);
+    lo = biased_exponent(x) != 0x7ff ? -(hi - x) : -0.0;
   }
 
 #if defined(__CUDACC__)
   using block = detail::binned_block<binned_exact_sum_f64, double, window, Threads>;
-  static constexpr int L = detail::exact_format<double>::lsb_exponent;
 
   __device__ void prepare() {
     block::prepare(true);
@@ -525,14 +599,10 @@ struct binned_exact_sum_f64 {
     double* b = block::bins_of_thread();
     TCR_UNROLL
     for (int i = 0; i < N; ++i) {
-      const long long xb = __double_as_longlong(x[i]);
-      const int e = static_cast<int>((xb >> 52) & 0x7ff);
-      const double hi = __longlong_as_double(xb & ~0x7ffffffll);
-      const double lo = e != 0x7ff ? -(hi - x[i]) : -0.0;
-      if (base < 0) {
-        const int r = (e >> 4) - 3;
-        base = r < 1 ? 1 : (r > 127 - window ? 127 - window : r);
-      }
+      double hi, lo;
+      split(x[i], hi, lo);
+      if (base < 0)
+        base = first_row(biased_exponent(x[i]));
       add_piece(b, hi);
       add_piece(b, lo);
     }
@@ -565,8 +635,8 @@ private:
 #if defined(__CUDACC__)
   __device__ void add_piece(double* b, double p) const {
     const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
-    const unsigned k = static_cast<unsigned>((e >> 4) - base);
-    if (k < static_cast<unsigned>(window) && e != 0)
+    unsigned k;
+    if (in_window(e, base, k))
       b[k * Threads] += p;
     else
       add_outside(p, e);
@@ -574,8 +644,8 @@ private:
   // A piece outside the window (or subnormal, or Inf / NaN) into the block's limbs, exactly.
   __device__ static __noinline__ void add_outside(double p, int e) {
     std::uint32_t flags = 0;
-    const int g = (e - 1023 - 26) > L ? (e - 1023 - 26) : L;
-    const long long d = detail::bin_digit(p, g, flags);
+    const int g = piece_spacing_exponent(e);
+    const long long d = detail::bin_digit_wide(p, g, flags);
     if (d != 0)
       detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
     if (flags != 0)
@@ -590,7 +660,7 @@ private:
 #pragma unroll 1
     for (int k = 0; k < window; ++k) {
       const int g = spacing_exponent(first_row + k);
-      const long long d = detail::bin_digit(b[k * Threads], g, flags);
+      const long long d = detail::bin_digit_wide(b[k * Threads], g, flags);
       if (d != 0)
         detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
       b[k * Threads] = -0.0;
