@@ -141,31 +141,34 @@ TCR_HD long long bin_digit_wide(double v, int g, std::uint32_t& flags) {
   return bin_digit(v, g, flags);
 }
 
-// Piece j (0, 1, 2) of T 2^pos = hi 2^64 + lo in carry-save limbs of 32 bits (lo the unsigned low
-// 64 bits of T 2^(pos mod 32), hi = T >> (64 - s), arithmetic; the low two in [0, 2^32), the top
-// one below 2^31 in magnitude), and its limb `at`: pieces beyond the top limb go into it,
-// shifted (the top limb's bound).
+// *p += d: a shared-memory atomic on the device (the block's carry-save limbs, as unsigned long
+// long: the same object representation as the int64 limbs), a plain add on the host (the host
+// tests' model of the kernels).
+TCR_HD void limb_add(unsigned long long* p, long long d) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, static_cast<unsigned long long>(d));
+#else
+  *p += static_cast<unsigned long long>(d);
+#endif
+}
+
+// T 2^pos into the carry-save limbs s_limb (Limbs of them) by limb_add, in three pieces (the
+// block-level comment below).
 template <int Limbs>
-TCR_HD long long scaled_piece(long long t, int pos, int j, int& at) {
+TCR_HD void atomic_add_scaled(unsigned long long* s_limb, long long t, int pos) {
   const int k = pos >> 5;
   const int s = pos & 31;
   const unsigned long long lo = static_cast<unsigned long long>(t) << s;
   const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
-  const long long piece = j == 0   ? static_cast<long long>(lo & 0xffffffffull)
-                          : j == 1 ? static_cast<long long>(lo >> 32)
-                                   : hi;
-  const int a = k + j;
-  at = a < Limbs - 1 ? a : Limbs - 1;
-  return a < Limbs - 1 || piece == 0 ? piece : piece * (1ll << (32 * (a - (Limbs - 1))));
-}
-
-// T 2^pos into carry-save limbs (plain adds: the host's model of atomic_add_scaled).
-template <int Limbs>
-TCR_HD void add_scaled(std::int64_t* limb, long long t, int pos) {
+  const long long piece[3] = {static_cast<long long>(lo & 0xffffffffull),
+                              static_cast<long long>(lo >> 32), hi};
+  TCR_UNROLL
   for (int j = 0; j < 3; ++j) {
-    int at;
-    const long long d = scaled_piece<Limbs>(t, pos, j, at);
-    limb[at] += d;
+    if (piece[j] == 0)
+      continue;
+    const int at = k + j;
+    const long long d = at < Limbs - 1 ? piece[j] : piece[j] * (1ll << (32 * (at - (Limbs - 1))));
+    limb_add(s_limb + (at < Limbs - 1 ? at : Limbs - 1), d);
   }
 }
 } // namespace detail
@@ -186,19 +189,6 @@ namespace detail {
 // bin totals put at most a few pieces below 2^32 on a limb, and so does each spill of a thread
 // (at most 6 pieces a limb: 2^35), so a block absorbs 2^27 spills, i.e. 2^41 inputs (a spill per
 // 2^14 floats; 2^13 for bfloat16, half and products: 2^40), more than any grid gives one block.
-
-// T 2^pos into the carry-save limbs s_limb (shared memory, Limbs of them), by atomics.
-template <int Limbs>
-__device__ __forceinline__ void atomic_add_scaled(unsigned long long* s_limb, long long t,
-                                                  int pos) {
-  TCR_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    int at;
-    const long long d = scaled_piece<Limbs>(t, pos, j, at);
-    if (d != 0)
-      atomicAdd(s_limb + at, static_cast<unsigned long long>(d));
-  }
-}
 
 // The OR over a warp's lanes (every lane gets it; shuffles, so that sm_75 compiles it too).
 __device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {

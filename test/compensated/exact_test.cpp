@@ -71,7 +71,8 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
   const auto put = [&](double v, int g) {
     const long long d = tcr::detail::bin_digit_wide(v, g, flags);
     if (d != 0)
-      tcr::detail::add_scaled<limbs>(p.limb, d, g - A::L);
+      tcr::detail::atomic_add_scaled<limbs>(reinterpret_cast<unsigned long long*>(p.limb), d,
+                                            g - A::L);
   };
   for (int t = 0; t < threads; ++t) {
     double row[A::window];
