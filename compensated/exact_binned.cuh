@@ -561,12 +561,18 @@ struct binned_exact_sum_f64 {
     return static_cast<int>((b >> 52) & 0x7ff);
   }
   // x = hi + lo, the pieces (header comment).
+  // Inf and NaN stay whole (clearing a NaN's low bits could leave an Inf).
   TCR_HD static void split(double x, double& hi, double& lo) {
     std::uint64_t b;
     std::memcpy(&b, &x, sizeof b);
+    if (biased_exponent(x) == 0x7ff) {
+      hi = x;
+      lo = -0.0;
+      return;
+    }
     b &= ~std::uint64_t(0x7ffffff);
     std::memcpy(&hi, &b, sizeof hi);
-    lo = biased_exponent(x) != 0x7ff ? -(hi - x) : -0.0;
+    lo = -(hi - x);
   }
 
 #if defined(__CUDACC__)

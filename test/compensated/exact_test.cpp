@@ -313,6 +313,13 @@ TEST_CASE("binned_exact_sum_f64 (host model): ordinary, ill-conditioned and spec
   check_binned_f64({1.0, inf, 2.0}, 32);
   check_binned_f64({inf, -inf}, 32);
   check_binned_f64({std::numeric_limits<double>::quiet_NaN(), 1.0}, 32);
+  // A NaN whose payload lies only in the low 27 bits (what split clears in finite values).
+  double nan_low;
+  const std::uint64_t nan_low_bits = 0x7ff0000000000001ull;
+  std::memcpy(&nan_low, &nan_low_bits, sizeof nan_low);
+  REQUIRE(std::isnan(nan_low));
+  check_binned_f64({1.0, nan_low, 2.0}, 32);
+  CHECK(std::isnan(tcr::exact_finish<double>(binned_f64_partial({1.0, nan_low}, 32))));
 }
 
 TEST_CASE_TEMPLATE("exact_sum: ties round to even", T, float, double) {
