@@ -73,6 +73,14 @@
 #include "convert.cuh"
 #include "double_word.cuh"
 
+// Loops over the limbs: unrolled on the device for the short states (exact_sum::unroll_limbs),
+// a loop for double's 66; host compilers see nothing.
+#if defined(__CUDA_ARCH__)
+#define TCR_EXACT_UNROLL_LIMBS _Pragma("unroll (unroll_limbs ? limbs : 1)")
+#else
+#define TCR_EXACT_UNROLL_LIMBS
+#endif
+
 namespace tcr {
 
 // The tag of exact_sum<float_products> and exact_partial<float_products>: exact sums of
@@ -259,13 +267,13 @@ struct exact_sum {
       return p;
     } else if constexpr (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>) {
       using V = typename Out::value_type;
-      partial_type rest;
-      const V hi = round_canonical<V>(p, &rest);
+      V lo = V(0);
+      const V hi = round_canonical<V, true>(p, &lo);
       if (!is_finite_bits(hi))
         return Out(hi, V(0));
-      return Out(hi, round_canonical<V>(rest, nullptr));
+      return Out(hi, lo);
     } else {
-      return round_canonical<Out>(p, nullptr);
+      return round_canonical<Out, false>(p, nullptr);
     }
   }
   template <class Out>
@@ -280,10 +288,11 @@ struct exact_sum {
   // The sum rounded to T.
   TCR_HD T result() const { return finish<T>(partial()); }
 
-private:
+  // p made canonical in place (carries propagated; the same sum). For callers that keep a partial
+  // where a copy would cost (a block's partial in shared memory).
   TCR_HD static void canonicalise(partial_type& p) {
     std::int64_t carry = 0;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int k = 0; k < limbs - 1; ++k) {
       const std::int64_t t = p.limb[k] + carry;
       p.limb[k] = t & 0xffffffffll;
@@ -292,6 +301,7 @@ private:
     p.limb[limbs - 1] += carry;
   }
 
+private:
   // x = (-1)^sign m 2^(p + L): pieces of m << (p mod 32) into limbs p / 32 and up.
   TCR_HD void add_one(T x) {
     bits_type u;
@@ -331,14 +341,66 @@ private:
     return (b & ~(decltype(b)(1) << (8 * sizeof b - 1))) < detail::exact_format<V>::inf_bits;
   }
 
-  // floor(|a| / 2^pos) mod 2^64 of a canonical nonnegative limb array, pos >= 0: limbs below
-  // limb pos / 32 are canonical, so they cannot carry into the window.
+  // Digit views: the radix-2^32 digits of a value derived from a canonical state, computed from
+  // the state itself on each read (no copy of the state: the partial being rounded may live in
+  // shared memory, and a copy of double's 66 limbs would go to local memory).
+  //
+  // magnitude_digits: |a| for a canonical a. a >= 0: its own digits. a < 0: the canonical digits
+  // of -a (two's complement), with `low` a's lowest nonzero limb: 0 below it, 2^32 - a_k at it,
+  // 2^32 - 1 - a_k above it, and for the top limb -a_top - 1 (-a_top where low is the top limb).
+  // These are in [0, 2^32) below the top and sum to -a: the canonical digits of -a (unique).
+  struct magnitude_digits {
+    const std::int64_t (&a)[limbs];
+    bool negative;
+    int low;
+    TCR_HD std::int64_t operator[](int k) const {
+      const std::int64_t d = a[k];
+      if (!negative)
+        return d;
+      if (k < low)
+        return 0;
+      if (k == limbs - 1)
+        return low < limbs - 1 ? -d - 1 : -d;
+      return (k == low ? std::int64_t(1) << 32 : (std::int64_t(1) << 32) - 1) - d;
+    }
+  };
+  // remainder_digits: |s - RN(s)| for m = |s| (a digit view), RN(s)'s last bit at 2^sh (sh > 0) and
+  // `up` whether RN rounded |s| up: r0 = m mod 2^sh, or 2^sh - r0 where up (then r0 >= 2^(sh-1)
+  // > 0). The digits of r0 are m's below bit sh (every limb there is below 2^32: the top bit of
+  // m is at or above sh, or sh lies below the top limb); those of 2^sh - r0 are the two's
+  // complement digits of -r0 (as in magnitude_digits, `low` r0's lowest nonzero limb) modulo 2^sh.
+  template <class Digits>
+  struct remainder_digits {
+    const Digits& m;
+    int sh;
+    bool up;
+    int low;
+    TCR_HD std::int64_t operator[](int k) const {
+      const int lo = 32 * k;
+      if (lo >= sh)
+        return 0;
+      const std::int64_t mask = lo + 32 > sh ? (std::int64_t(1) << (sh - lo)) - 1 : 0xffffffffll;
+      const std::int64_t d = m[k] & mask;
+      if (!up)
+        return d;
+      if (k < low)
+        return 0;
+      return ((k == low ? std::int64_t(1) << 32 : (std::int64_t(1) << 32) - 1) - d) & mask;
+    }
+  };
+
+  // floor(m / 2^pos) mod 2^64 of a digit view m (canonical digits), pos >= 0: limbs below limb
+  // pos / 32 are canonical, so they cannot carry into the window.
   // (Both loops run over every limb with constant indices, so that the limbs stay in registers:
   // an index that depends on the data would put the array in local memory, whose latency the
   // single thread that rounds would pay on every access.)
-  TCR_HD static std::uint64_t window(const std::int64_t (&a)[limbs], int pos) {
+  // Unrolled (registers) for the short states; the 66 limbs of double stay a loop (registers for
+  // all of them would cap the occupancy of every kernel that rounds one).
+  static constexpr bool unroll_limbs = limbs <= 24;
+  template <class Digits>
+  TCR_HD static std::uint64_t window(const Digits& a, int pos) {
     std::uint64_t w = 0;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int j = 0; j < limbs; ++j) {
       const int d = 32 * j - pos;
       if (d > -32 && d < 0)
@@ -348,10 +410,11 @@ private:
     }
     return w;
   }
-  // |a| mod 2^pos != 0, pos >= 0.
-  TCR_HD static bool any_below(const std::int64_t (&a)[limbs], int pos) {
+  // m mod 2^pos != 0, pos >= 0.
+  template <class Digits>
+  TCR_HD static bool any_below(const Digits& a, int pos) {
     bool any = false;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int j = 0; j < limbs; ++j) {
       const int lo = 32 * j;
       if (lo + 32 <= pos)
@@ -362,46 +425,67 @@ private:
     return any;
   }
 
-  // RN_V of the canonical p; with rest != nullptr also the canonical state of s - RN_V(s) (exact,
-  // a multiple of 2^L; with its flags making a zero remainder +0).
-  template <class V>
-  TCR_HD static V round_canonical(const partial_type& p, partial_type* rest) {
+  // RN_V of the canonical p; Rest: also *lo = RN_V(s - RN_V(s)) (s - RN_V(s) is exact, a multiple
+  // of 2^L; +0 where it is zero; lo untouched where s is not finite).
+  template <class V, bool Rest>
+  TCR_HD static V round_canonical(const partial_type& p, V* lo) {
     using VF = detail::exact_format<V>;
     using VB = typename VF::bits_type;
     constexpr VB sign_bit = VB(1) << (8 * sizeof(VB) - 1);
-    VB bits;
     if (p.flags & (detail::exact_nan | detail::exact_pos_inf | detail::exact_neg_inf)) {
       const bool nan = (p.flags & detail::exact_nan) ||
                        (p.flags & (detail::exact_pos_inf | detail::exact_neg_inf)) ==
                            (detail::exact_pos_inf | detail::exact_neg_inf);
-      bits = nan ? VF::nan_bits
-                 : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
+      const VB bits =
+          nan ? VF::nan_bits
+              : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
       V v;
       std::memcpy(&v, &bits, sizeof v);
       return v;
     }
-    partial_type mag = p;
     const bool negative = p.limb[limbs - 1] < 0;
-    if (negative) {
-      for (int k = 0; k < limbs; ++k)
-        mag.limb[k] = -mag.limb[k];
-      canonicalise(mag);
+    if constexpr (unroll_limbs) {
+      // Short states: |s| as a copy, in registers (every loop over it is unrolled).
+      partial_type m = p;
+      if (negative) {
+        TCR_EXACT_UNROLL_LIMBS
+        for (int k = 0; k < limbs; ++k)
+          m.limb[k] = -m.limb[k];
+        canonicalise(m);
+      }
+      return round_digits<V, Rest>(magnitude_digits{m.limb, false, 0}, negative, p.flags, lo);
+    } else {
+      int low = limbs - 1; // the lowest nonzero limb below the top (a negative sum's magnitude)
+      TCR_EXACT_UNROLL_LIMBS
+      for (int k = limbs - 2; k >= 0; --k)
+        if (p.limb[k] != 0)
+          low = k;
+      return round_digits<V, Rest>(magnitude_digits{p.limb, negative, low}, negative, p.flags, lo);
     }
-    int top = -1; // the highest nonzero limb
+  }
+
+  // RN_V of (-1)^negative m for a finite value's magnitude m (a digit view); a zero m gives -0 if
+  // flags lack exact_not_neg_zero, else +0. Rest: also *lo = RN_V of the remainder (above).
+  template <class V, bool Rest, class Digits>
+  TCR_HD static V round_digits(const Digits& mag, bool negative, std::uint32_t flags, V* lo) {
+    using VF = detail::exact_format<V>;
+    using VB = typename VF::bits_type;
+    constexpr VB sign_bit = VB(1) << (8 * sizeof(VB) - 1);
+    VB bits;
+    int top = -1; // the highest nonzero limb of m
     std::uint64_t top_limb = 0;
-    TCR_UNROLL
+    TCR_EXACT_UNROLL_LIMBS
     for (int k = 0; k < limbs; ++k) {
-      if (mag.limb[k] != 0) {
+      const std::int64_t d = mag[k];
+      if (d != 0) {
         top = k;
-        top_limb = std::uint64_t(mag.limb[k]);
+        top_limb = std::uint64_t(d);
       }
     }
-    if (rest) {
-      *rest = partial_type{};
-      rest->flags = detail::exact_not_neg_zero;
-    }
+    if constexpr (Rest)
+      *lo = V(0);
     if (top < 0) { // the exact sum is zero
-      bits = (p.flags & detail::exact_not_neg_zero) ? VB(0) : sign_bit;
+      bits = (flags & detail::exact_not_neg_zero) ? VB(0) : sign_bit;
       V v;
       std::memcpy(&v, &bits, sizeof v);
       return v;
@@ -409,38 +493,48 @@ private:
     constexpr int M = VF::fraction_bits;
     constexpr int L = format::lsb_exponent;
     const int P = 32 * top + detail::bit_width64(top_limb) - 1; // top bit
-    // t: the exponent of the last bit of RN_V(s); sh = t - L: bits of mag below it.
+    // t: the exponent of the last bit of RN_V(s); sh = t - L: bits of m below it.
     const int t = L + P - M > VF::lsb_exponent ? L + P - M : VF::lsb_exponent;
     const int sh = t - L;
     std::uint64_t q;
     if (sh <= 0) {
-      q = window(mag.limb, 0) << -sh; // exact: mag < 2^(M + 1 + sh)
+      q = window(mag, 0) << -sh; // exact: m < 2^(M + 1 + sh)
     } else {
-      q = window(mag.limb, sh);
-      const bool half = (window(mag.limb, sh - 1) & 1) != 0;
-      const bool sticky = any_below(mag.limb, sh - 1);
+      q = window(mag, sh);
+      const bool half = (window(mag, sh - 1) & 1) != 0;
+      const bool sticky = any_below(mag, sh - 1);
       const bool up = half && (sticky || (q & 1));
-      if (rest) { // s - RN(s) = sign (mag mod 2^sh - up 2^sh)
-        partial_type& r = *rest;
+      // s - RN(s) = (-1)^negative (m mod 2^sh - up 2^sh): for the short states a copy in
+      // registers, rounded as a state; for double a digit view of m.
+      if constexpr (Rest && unroll_limbs) {
+        partial_type r{};
+        TCR_EXACT_UNROLL_LIMBS
         for (int j = 0; j < limbs; ++j) {
-          const int lo = 32 * j;
-          if (lo >= sh)
-            r.limb[j] = 0;
-          else if (lo + 32 > sh)
-            r.limb[j] = mag.limb[j] & ((std::int64_t(1) << (sh - lo)) - 1);
-          else
-            r.limb[j] = mag.limb[j];
-        }
-        if (up) {
-          TCR_UNROLL
-          for (int j = 0; j < limbs; ++j)
-            if (j == (sh >> 5))
-              r.limb[j] -= std::int64_t(1) << (sh & 31);
-        }
-        if (negative)
-          for (int j = 0; j < limbs; ++j)
+          const int j_lo = 32 * j;
+          if (j_lo + 32 > sh && j_lo < sh)
+            r.limb[j] = mag[j] & ((std::int64_t(1) << (sh - j_lo)) - 1);
+          else if (j_lo < sh)
+            r.limb[j] = mag[j];
+          if (up && j == (sh >> 5))
+            r.limb[j] -= std::int64_t(1) << (sh & 31);
+          if (negative)
             r.limb[j] = -r.limb[j];
+        }
         canonicalise(r);
+        r.flags = detail::exact_not_neg_zero;
+        *lo = round_canonical<V, false>(r, nullptr);
+      } else if constexpr (Rest) {
+        int r_low = limbs - 1; // the lowest nonzero limb of m mod 2^sh (used where up)
+        TCR_EXACT_UNROLL_LIMBS
+        for (int k = limbs - 1; k >= 0; --k) {
+          const int k_lo = 32 * k;
+          const std::int64_t mask =
+              k_lo + 32 > sh ? (std::int64_t(1) << (sh - k_lo)) - 1 : 0xffffffffll;
+          if (k_lo < sh && (mag[k] & mask) != 0)
+            r_low = k;
+        }
+        const remainder_digits<Digits> rest{mag, sh, up, r_low};
+        *lo = round_digits<V, false>(rest, negative != up, detail::exact_not_neg_zero, nullptr);
       }
       q += up ? 1 : 0;
     }

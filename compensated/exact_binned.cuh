@@ -106,6 +106,71 @@ struct exact_bins_of<__nv_fp8_e5m2> {
 };
 
 inline constexpr std::uint64_t negative_zero_bits = std::uint64_t(1) << 63;
+
+// The digit v / 2^g of a bin value v (g the exponent of its spacing, g >= -1022 so that 2^-g is a
+// double), and its flags.
+TCR_HD long long bin_digit(double v, int g, std::uint32_t& flags) {
+  long long bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  if (bits == static_cast<long long>(negative_zero_bits))
+    return 0; // an empty bin (or only -0 inputs): no flag
+  flags |= exact_not_neg_zero;
+  if ((bits & 0x7ff0000000000000ll) == 0x7ff0000000000000ll) {
+    flags |= (bits & 0x000fffffffffffffll) ? exact_nan : (bits < 0 ? exact_neg_inf : exact_pos_inf);
+    return 0;
+  }
+  const long long scale_bits = static_cast<long long>(1023 - g) << 52;
+  double scale; // 2^-g
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(v * scale); // exact: an integer below 2^53
+#else
+  return static_cast<long long>(v * scale); // exact: an integer below 2^53
+#endif
+}
+
+// bin_digit for any g >= -1074 (double's pieces and rows: 2^-g exceeds DBL_MAX for g < -1023,
+// and its biased exponent 1023 - g would spill into the sign bit). For g < -1022, v is scaled by
+// 2^512 first, exactly: v is a multiple of 2^g below 2^(53 + g) in magnitude (no overflow), and
+// the product is a double (subnormal v become normal; zeros, Inf and NaN stay what they are).
+TCR_HD long long bin_digit_wide(double v, int g, std::uint32_t& flags) {
+  if (g < -1022) {
+    v *= 0x1p512;
+    g += 512;
+  }
+  return bin_digit(v, g, flags);
+}
+
+// *p += d: a shared-memory atomic on the device (the block's carry-save limbs, as unsigned long
+// long: the same object representation as the int64 limbs), a plain add on the host (the host
+// tests' model of the kernels).
+TCR_HD void limb_add(unsigned long long* p, long long d) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, static_cast<unsigned long long>(d));
+#else
+  *p += static_cast<unsigned long long>(d);
+#endif
+}
+
+// T 2^pos into the carry-save limbs s_limb (Limbs of them) by limb_add, in three pieces (the
+// block-level comment below).
+template <int Limbs>
+TCR_HD void atomic_add_scaled(unsigned long long* s_limb, long long t, int pos) {
+  const int k = pos >> 5;
+  const int s = pos & 31;
+  const unsigned long long lo = static_cast<unsigned long long>(t) << s;
+  const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
+  const long long piece[3] = {static_cast<long long>(lo & 0xffffffffull),
+                              static_cast<long long>(lo >> 32), hi};
+  TCR_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    if (piece[j] == 0)
+      continue;
+    const int at = k + j;
+    const long long d = at < Limbs - 1 ? piece[j] : piece[j] * (1ll << (32 * (at - (Limbs - 1))));
+    limb_add(s_limb + (at < Limbs - 1 ? at : Limbs - 1), d);
+  }
+}
 } // namespace detail
 
 #if defined(__CUDACC__)
@@ -125,40 +190,6 @@ namespace detail {
 // (at most 6 pieces a limb: 2^35), so a block absorbs 2^27 spills, i.e. 2^41 inputs (a spill per
 // 2^14 floats; 2^13 for bfloat16, half and products: 2^40), more than any grid gives one block.
 
-// The digit v / 2^g of a bin value v (g the exponent of its spacing), and its flags.
-__device__ __forceinline__ long long bin_digit(double v, int g, std::uint32_t& flags) {
-  const long long bits = __double_as_longlong(v);
-  if (bits == static_cast<long long>(negative_zero_bits))
-    return 0; // an empty bin (or only -0 inputs): no flag
-  flags |= exact_not_neg_zero;
-  if ((bits & 0x7ff0000000000000ll) == 0x7ff0000000000000ll) {
-    flags |= (bits & 0x000fffffffffffffll) ? exact_nan : (bits < 0 ? exact_neg_inf : exact_pos_inf);
-    return 0;
-  }
-  const double scale = __longlong_as_double(static_cast<long long>(1023 - g) << 52); // 2^-g
-  return __double2ll_rn(v * scale); // exact: an integer below 2^53
-}
-
-// T 2^pos into the carry-save limbs s_limb (shared memory, Limbs of them), by atomics.
-template <int Limbs>
-__device__ __forceinline__ void atomic_add_scaled(unsigned long long* s_limb, long long t,
-                                                  int pos) {
-  const int k = pos >> 5;
-  const int s = pos & 31;
-  const unsigned long long lo = static_cast<unsigned long long>(t) << s;
-  const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
-  const long long piece[3] = {static_cast<long long>(lo & 0xffffffffull),
-                              static_cast<long long>(lo >> 32), hi};
-  TCR_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    if (piece[j] == 0)
-      continue;
-    const int at = k + j;
-    const long long d = at < Limbs - 1 ? piece[j] : piece[j] * (1ll << (32 * (at - (Limbs - 1))));
-    atomicAdd(s_limb + (at < Limbs - 1 ? at : Limbs - 1), static_cast<unsigned long long>(d));
-  }
-}
-
 // The OR over a warp's lanes (every lane gets it; shuffles, so that sm_75 compiles it too).
 __device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
   TCR_UNROLL
@@ -175,54 +206,82 @@ __device__ __forceinline__ long long warp_sum64(long long v) {
   return v;
 }
 
-// The canonical partial of carry-save limbs.
+// A block's exact_partial<T> in shared memory, as raw storage (a __shared__ variable takes no
+// initialiser: its users zero it with zero_partial). Tag separates the partials of different
+// users in one kernel. Its limbs take carry-save adds by shared atomics (as unsigned long long:
+// the same object representation as the int64 limbs).
+template <class Tag, class T>
+__device__ exact_partial<T>& shared_partial() {
+  __shared__ alignas(exact_partial<T>) unsigned char s_partial[sizeof(exact_partial<T>)];
+  return *reinterpret_cast<exact_partial<T>*>(s_partial);
+}
 template <class T>
-__device__ exact_partial<T> canonical_of(const unsigned long long* s_limb, std::uint32_t flags) {
-  exact_sum<T> t;
-  TCR_UNROLL
-  for (int k = 0; k < exact_partial<T>::limbs; ++k)
-    t.state.limb[k] = static_cast<std::int64_t>(s_limb[k]);
-  t.state.flags = flags;
-  return t.partial();
+__device__ unsigned long long* limbs_of(exact_partial<T>& p) {
+  return reinterpret_cast<unsigned long long*>(p.limb);
+}
+
+// s = the empty partial (every byte zero, padding too: the partial is copied out whole), by
+// the block's Threads threads; the caller's barrier follows.
+template <int Threads, class T>
+__device__ void zero_partial(exact_partial<T>& s) {
+  static_assert(sizeof(exact_partial<T>) % 8 == 0, "exact_partial: whole 8-byte words");
+  unsigned long long* w = reinterpret_cast<unsigned long long*>(&s);
+  for (int k = threadIdx.x; k < int(sizeof(exact_partial<T>) / 8); k += Threads)
+    w[k] = 0;
+}
+
+// The block's carry-save partial s (all its adds done and behind a barrier) made canonical in
+// place, by thread 0, then a barrier: every thread may read it after. No thread copies it (a
+// copy of double's 66 limbs would take 132 registers or a local frame).
+template <class T>
+__device__ const exact_partial<T>& canonical_in_place(exact_partial<T>& s) {
+  if (threadIdx.x == 0)
+    exact_sum<T>::canonicalise(s);
+  __syncthreads();
+  return s;
 }
 
 // The merge of count canonical partials g[0 .. count) (written by other blocks of this grid:
-// read from L2), a collective of the block's Threads threads; the result in thread 0. Each
-// thread adds its partials limb by limb (carry-save: 8 canonical partials per thread at most for
-// 2048 blocks), the warp sums them, lane 0 adds them into shared limbs by atomics.
+// read from L2), a collective of the block's Threads threads; the result, canonical, in shared
+// memory, read by every thread. Each thread adds its partials limb by limb (carry-save: 8
+// canonical partials per thread at most for 2048 blocks), the warp sums them, lane 0 adds them
+// into the shared limbs by atomics.
 template <class T, int Threads>
-__device__ exact_partial<T> merge_partials_block(const exact_partial<T>* g, int count) {
+__device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
+  struct merged;
   constexpr int L = exact_partial<T>::limbs;
-  __shared__ unsigned long long s_limb[L];
-  __shared__ std::uint32_t s_flags;
-  for (int k = threadIdx.x; k < L; k += Threads)
-    s_limb[k] = 0;
-  if (threadIdx.x == 0)
-    s_flags = 0;
+  exact_partial<T>& s = shared_partial<merged, T>();
+  unsigned long long* s_limb = limbs_of(s);
+  zero_partial<Threads>(s);
   __syncthreads();
-  long long limb[L] = {};
+  // Limbs in chunks of 8 in registers (the 66 of a double partial all at once would cap the
+  // kernel's occupancy); a chunk re-reads the partials from L2.
+  constexpr int chunk = L <= 24 ? L : 8;
   std::uint32_t flags = 0;
-  for (int i = threadIdx.x; i < count; i += Threads) {
-    const long long* w = reinterpret_cast<const long long*>(g + i);
+#pragma unroll 1
+  for (int k0 = 0; k0 < L; k0 += chunk) {
+    long long limb[chunk] = {};
+    for (int i = threadIdx.x; i < count; i += Threads) {
+      const long long* w = reinterpret_cast<const long long*>(g + i);
+      TCR_UNROLL
+      for (int k = 0; k < chunk; ++k)
+        if (k0 + k < L)
+          limb[k] += __ldcg(w + k0 + k);
+      if (k0 == 0)
+        flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
+    }
     TCR_UNROLL
-    for (int k = 0; k < L; ++k)
-      limb[k] += __ldcg(w + k);
-    flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
-  }
-  TCR_UNROLL
-  for (int k = 0; k < L; ++k) {
-    const long long s = warp_sum64(limb[k]);
-    if ((threadIdx.x & 31) == 0 && s != 0)
-      atomicAdd(s_limb + k, static_cast<unsigned long long>(s));
+    for (int k = 0; k < chunk; ++k) {
+      const long long sum = warp_sum64(limb[k]);
+      if ((threadIdx.x & 31) == 0 && sum != 0 && k0 + k < L)
+        atomicAdd(s_limb + k0 + k, static_cast<unsigned long long>(sum));
+    }
   }
   flags = warp_or(flags);
   if ((threadIdx.x & 31) == 0 && flags != 0)
-    atomicOr(&s_flags, flags);
+    atomicOr(&s.flags, flags);
   __syncthreads();
-  exact_partial<T> p{};
-  if (threadIdx.x == 0)
-    p = canonical_of<T>(s_limb, s_flags);
-  return p;
+  return canonical_in_place(s);
 }
 } // namespace detail
 #endif
@@ -244,18 +303,14 @@ struct binned_block {
     __shared__ double s_bins[Bins * Threads];
     return s_bins + threadIdx.x;
   }
-  __device__ static unsigned long long* limb_array() {
-    __shared__ unsigned long long s_limb[limbs];
-    return s_limb;
-  }
+  // The block's carry-save partial (shared memory).
+  __device__ static exact_partial<T>& block_sum() { return shared_partial<Tag, T>(); }
+  __device__ static unsigned long long* limb_array() { return limbs_of(block_sum()); }
   __device__ static long long* total_array() {
     __shared__ long long s_total[Bins];
     return s_total;
   }
-  __device__ static std::uint32_t* flags_word() {
-    __shared__ std::uint32_t s_flags;
-    return &s_flags;
-  }
+  __device__ static std::uint32_t* flags_word() { return &block_sum().flags; }
 
   // Empty bins (-0 each), zero limbs, totals and flags; a barrier (a collective of the block).
   __device__ static void prepare(bool shared_bins) {
@@ -265,12 +320,9 @@ struct binned_block {
       for (int k = 0; k < Bins; ++k)
         b[k * Threads] = -0.0;
     }
-    for (int k = threadIdx.x; k < limbs; k += Threads)
-      limb_array()[k] = 0;
+    zero_partial<Threads>(block_sum());
     for (int k = threadIdx.x; k < Bins; k += Threads)
       total_array()[k] = 0;
-    if (threadIdx.x == 0)
-      *flags_word() = 0;
     __syncthreads();
   }
 
@@ -298,11 +350,12 @@ struct binned_block {
       atomicOr(flags_word(), flags);
   }
 
-  // The block's partial (a collective; the result in thread 0): every thread's bins summed bin
-  // by bin as integer digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts),
-  // by shared atomics (or, for one register bin, a warp sum), then the bin totals into the limbs.
+  // The block's partial (a collective; the result, canonical, in shared memory, read by every
+  // thread until the block's next prepare): every thread's bins summed bin by bin as integer
+  // digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts), by shared atomics
+  // (or, for one register bin, a warp sum), then the bin totals into the limbs.
   template <class Spacing>
-  __device__ static exact_partial<T> partial(bool shared_bins, double one) {
+  __device__ static const exact_partial<T>& partial(bool shared_bins, double one) {
     __syncthreads(); // every thread's bins and spills are in
     std::uint32_t flags = 0;
     if (shared_bins) {
@@ -339,10 +392,7 @@ struct binned_block {
         atomic_add_scaled<limbs>(limb_array(), t, Spacing::exponent(b) - L);
     }
     __syncthreads();
-    exact_partial<T> p{};
-    if (threadIdx.x == 0)
-      p = canonical_of<T>(limb_array(), *flags_word());
-    return p;
+    return canonical_in_place(block_sum());
   }
 };
 } // namespace detail
@@ -351,10 +401,11 @@ struct binned_block {
 // binned_exact_sum<X, Threads>: the exact sum of inputs X (header comment), in blocks of
 // Threads threads (the bins' stride). The accumulator of reduce/detail/device_kernel.cuh's exact
 // modes: prepare() (a collective, before the first add), add(x) per thread, then the collectives
-// block_partial() (the block's canonical exact_partial<float>, in thread 0) and, in the last
-// block, merge_partials(g, count); merge, finish and empty_result as compensated/reductions.cuh's
-// accumulators. There is no per-thread partial(): a thread's spills go straight into the block's
-// shared limbs. Equal sums have equal partials (canonical), so equal results.
+// block_partial() (the block's canonical exact_partial<float>, in shared memory: every thread
+// reads it) and, in the last block, merge_partials(g, count) (likewise); merge, finish and
+// empty_result as compensated/reductions.cuh's accumulators. There is no per-thread partial(): a
+// thread's spills go straight into the block's shared limbs. Equal sums have equal partials
+// (canonical), so equal results.
 template <class X, int Threads>
 struct binned_exact_sum {
   using policy = detail::exact_bins_of<X>;
@@ -426,10 +477,10 @@ struct binned_exact_sum {
     }
   }
 
-  __device__ partial_type block_partial() const {
+  __device__ const partial_type& block_partial() const {
     return block::template partial<spacing>(shared_bins, one_bin);
   }
-  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float, Threads>(g, count);
   }
 #endif
@@ -445,6 +496,175 @@ struct binned_exact_sum {
   TCR_HD Out empty_result() const {
     return exact_sum<float>{}.template empty_result<Out>();
   }
+};
+
+// binned_exact_sum_f64<Threads>: the exact sum of doubles (Sum, Asum of f64), the interface of
+// binned_exact_sum, its partial exact_partial<double>.
+//
+// Pieces. A double x (53 significant bits) is cut into hi = x with its low 27 fraction bits
+// cleared (26 significant bits) and lo = x - hi (exact, below 2^27 ulp(x): at most 27
+// significant bits; computed as -(hi - x), so a zero lo is -0 and leaves the zero sign alone;
+// lo = -0 for Inf and NaN). A piece p with exponent e (unbiased) and at most 27 significant bits
+// is a multiple of 2^(e - 26). Rows of 16 biased exponents: in row r (E in [16 r, 16 r + 16)),
+// every normal piece is a multiple of g_r = 2^(16 r - 1023 - 26) below 2^(16 r + 16 - 1023), a
+// ratio of 2^42, so 2^11 pieces sum exactly in a double (2^53), and for r <= 126 that sum stays
+// below 2^(2032 - 1023 + 11) = 2^1020: finite.
+//
+// Window. All 128 rows would take 1 KB of shared memory per thread; a thread keeps a window of 8
+// rows (128 exponents: data of a dynamic range up to 2^128 stays in it), base .. base + 7,
+// chosen from its first input (its hi's row - 3, clamped to 1 .. 119 so that row 0, whose
+// subnormal pieces break the ratio, and rows 127 (Inf, NaN, sums that could overflow) never
+// enter the window). A piece outside the window goes to the block's limbs at once, exactly, as
+// the digit p / 2^(E - 1023 - 26) for a normal piece (E its biased exponent; below 2^27) and
+// p / 2^-1074 for a subnormal one (E = 0; a multiple of 2^-1074 below 2^-1022: below 2^52) at
+// its position (detail::atomic_add_scaled): slow, but any data is summed exactly. Every 2^11
+// pieces, and at the end, a thread spills its window into the block's limbs (digits, as
+// binned_block::spill). The spacings of row 1 and of the low pieces are below 2^-1022, so their
+// digits take detail::bin_digit_wide (2^-g beyond the doubles). The split, the rows and the
+// spacings are TCR_HD, so that the host tests model the kernel's path with the same code.
+template <int Threads>
+struct binned_exact_sum_f64 {
+  static constexpr int window = 8;
+  static constexpr int threads = Threads;
+  static constexpr std::uint32_t max_pieces = 1u << 11;
+  static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_sum_f64: whole warps");
+  using value_type = double;
+  using partial_type = exact_partial<double>;
+  using compact_type = void;
+
+  int base = -1;            // the window's first row (-1: not chosen yet)
+  std::uint32_t pieces = 0; // since the last spill
+
+  static constexpr int L = detail::exact_format<double>::lsb_exponent;
+
+  // The exponent of row r's spacing g_r (header comment).
+  TCR_HD static constexpr int spacing_exponent(int row) {
+    return 16 * row - 1023 - 26 > L ? 16 * row - 1023 - 26 : L;
+  }
+  // The exponent of the spacing of a piece outside the window, E its biased exponent: every
+  // piece is a multiple of it (header comment; E = 0: a subnormal piece, a multiple of 2^L).
+  TCR_HD static constexpr int piece_spacing_exponent(int e) { return e != 0 ? e - 1023 - 26 : L; }
+  // The window's first row for a first input of biased exponent e (header comment).
+  TCR_HD static constexpr int first_row(int e) {
+    return (e >> 4) - 3 < 1 ? 1 : ((e >> 4) - 3 > 127 - window ? 127 - window : (e >> 4) - 3);
+  }
+  // Whether a piece of biased exponent e goes into the window of first row `base`, and its row k
+  // there (subnormal pieces never do: they break row 0's ratio).
+  TCR_HD static bool in_window(int e, int base, unsigned& k) {
+    k = static_cast<unsigned>((e >> 4) - base);
+    return k < static_cast<unsigned>(window) && e != 0;
+  }
+  // The biased exponent of x.
+  TCR_HD static int biased_exponent(double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return static_cast<int>((b >> 52) & 0x7ff);
+  }
+  // x = hi + lo, the pieces (header comment).
+  // Inf and NaN stay whole (clearing a NaN's low bits could leave an Inf).
+  TCR_HD static void split(double x, double& hi, double& lo) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    if (biased_exponent(x) == 0x7ff) {
+      hi = x;
+      lo = -0.0;
+      return;
+    }
+    b &= ~std::uint64_t(0x7ffffff);
+    std::memcpy(&hi, &b, sizeof hi);
+    lo = -(hi - x);
+  }
+
+#if defined(__CUDACC__)
+  using block = detail::binned_block<binned_exact_sum_f64, double, window, Threads>;
+
+  __device__ void prepare() {
+    block::prepare(true);
+    base = -1;
+    pieces = 0;
+  }
+
+  template <int N>
+  __device__ void add(const double (&x)[N]) {
+    static_assert(std::uint32_t(2 * N) <= max_pieces, "tcr::binned_exact_sum_f64::add");
+    if (pieces + std::uint32_t(2 * N) > max_pieces) {
+      spill_window(base);
+      pieces = 0;
+    }
+    pieces += std::uint32_t(2 * N);
+    double* b = block::bins_of_thread();
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      double hi, lo;
+      split(x[i], hi, lo);
+      if (base < 0)
+        base = first_row(biased_exponent(x[i]));
+      add_piece(b, hi);
+      add_piece(b, lo);
+    }
+  }
+
+  __device__ const partial_type& block_partial() const {
+    if (base >= 0)
+      spill_window(base);
+    __syncthreads();
+    return detail::canonical_in_place(block::block_sum());
+  }
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
+    return detail::merge_partials_block<double, Threads>(g, count);
+  }
+#endif
+
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return exact_merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    return exact_finish<Out>(p);
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return exact_sum<double>{}.template empty_result<Out>();
+  }
+
+private:
+#if defined(__CUDACC__)
+  __device__ void add_piece(double* b, double p) const {
+    const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
+    unsigned k;
+    if (in_window(e, base, k))
+      b[k * Threads] += p;
+    else
+      add_outside(p, e);
+  }
+  // A piece outside the window (or subnormal, or Inf / NaN) into the block's limbs, exactly.
+  __device__ static __noinline__ void add_outside(double p, int e) {
+    std::uint32_t flags = 0;
+    const int g = piece_spacing_exponent(e);
+    const long long d = detail::bin_digit_wide(p, g, flags);
+    if (d != 0)
+      detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
+    if (flags != 0)
+      atomicOr(block::flags_word(), flags);
+  }
+  // The window's rows into the block's limbs (digits), and cleared.
+  __device__ static __noinline__ void spill_window(int first_row) {
+    if (first_row < 0)
+      return;
+    std::uint32_t flags = 0;
+    double* b = block::bins_of_thread();
+#pragma unroll 1
+    for (int k = 0; k < window; ++k) {
+      const int g = spacing_exponent(first_row + k);
+      const long long d = detail::bin_digit_wide(b[k * Threads], g, flags);
+      if (d != 0)
+        detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
+      b[k * Threads] = -0.0;
+    }
+    if (flags != 0)
+      atomicOr(block::flags_word(), flags);
+  }
+#endif
 };
 
 namespace detail {
@@ -537,10 +757,10 @@ struct binned_exact_dot {
     add_products(fx, fx);
   }
 
-  __device__ partial_type block_partial() const {
+  __device__ const partial_type& block_partial() const {
     return block::template partial<spacing>(true, 0.0);
   }
-  __device__ partial_type merge_partials(const partial_type* g, int count) const {
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float_products, Threads>(g, count);
   }
 #endif

@@ -48,9 +48,9 @@
 // norm. Accuracy::reproducible runs the same exact accumulation: the result depends only on the
 // input values (not on the GPU, grid, block size, alignment, offset or stream), and is correctly
 // rounded too. Inf and NaN as in plain summation; zeros: -0 only when every term is -0; n = 0
-// gives +0. Every input type for Sum and Asum (f64: tcr::exact_sum<double> per thread, far below
-// bandwidth); Dot and Nrm2 of the float-range types, in any pairing (products exact in double);
-// Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
+// gives +0. Every input type for Sum and Asum (f64: binned_exact_sum_f64, pieces of 26 and 27
+// bits binned by exponent); Dot and Nrm2 of the float-range types, in any pairing (products exact
+// in double); Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
 // cudaErrorNotSupported. How, and the proofs: compensated/exact_binned.cuh, compensated/exact.cuh.
 // A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
 // exact_partial<double> (f64) or exact_partial<tcr::float_products> (Dot, Nrm2) receives the
@@ -477,9 +477,8 @@ constexpr bool reduce_types_ok() {
   return out_ok && std::is_trivially_copyable_v<Op> && binary_op;
 }
 
-// Accuracy::reproducible and Accuracy::correctly_rounded: the exact accumulators
-// (compensated/exact_binned.cuh for the float-range types, compensated/exact.cuh's exact_sum
-// for double sums), in blocks of the bins' thread count.
+// Accuracy::reproducible and Accuracy::correctly_rounded: the exact accumulators of
+// compensated/exact_binned.cuh, in blocks of the bins' thread count.
 template <op_kind Op, class X, class Y, class Out>
 struct exact_accumulator_of {
   static constexpr bool dot_like = Op == op_kind::dot || Op == op_kind::nrm2;
@@ -489,9 +488,10 @@ struct exact_accumulator_of {
       !dot_like ||
       (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
        !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
-  using type = std::conditional_t<
-      dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
-      std::conditional_t<std::is_same_v<X, double>, exact_sum<double>, binned_exact_sum<X, 256>>>;
+  using type =
+      std::conditional_t<dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
+                         std::conditional_t<std::is_same_v<X, double>, binned_exact_sum_f64<256>,
+                                            binned_exact_sum<X, 256>>>;
 };
 template <class A, class = void>
 struct exact_threads_of : std::integral_constant<int, 256> {};

@@ -60,7 +60,9 @@ struct has_prepare<A, std::void_t<decltype(std::declval<A&>().prepare())>> : std
 
 // Accumulators that combine a whole block themselves (the binned exact accumulators: integer
 // digits summed by shared atomics, cheaper than a tree of their partials) offer the collectives
-// block_partial() and merge_partials(g, count), each returning its result in thread 0.
+// block_partial() and merge_partials(g, count), each returning a reference to its result in
+// shared memory, read by every thread: the kernel copies a partial out with all its threads
+// (store_by_block) and never holds one in registers (double's exact partial is 536 bytes).
 template <class A, class = void>
 struct has_block_partial : std::false_type {};
 template <class A>
@@ -161,6 +163,20 @@ __device__ __forceinline__ void add_loaded(Acc& acc, const X (&x)[N], const Y (&
   } else {
     acc.add(x);
   }
+}
+
+// *dst = src, by the block's Threads threads, a word each in turn (src readable by every thread:
+// shared memory), so that no thread holds the whole of a large value. A collective; the
+// caller's barrier follows.
+template <int Threads, class T>
+__device__ __forceinline__ void store_by_block(T* dst, const T& src) {
+  using W = std::conditional_t<
+      sizeof(T) % 8 == 0 && alignof(T) >= 8, unsigned long long,
+      std::conditional_t<sizeof(T) % 4 == 0 && alignof(T) >= 4, unsigned int, unsigned char>>;
+  const W* s = reinterpret_cast<const W*>(&src);
+  W* d = reinterpret_cast<W*>(dst);
+  for (int k = threadIdx.x; k < int(sizeof(T) / sizeof(W)); k += Threads)
+    d[k] = s[k];
 }
 
 // Loads a value written by another block of this grid (L2, never a stale L1 line).
@@ -421,21 +437,32 @@ __global__ void __launch_bounds__(Threads)
     return reduce(BlockP(s_reduce.partials), part, merge_p); // ends with a barrier
   };
   using Out = typename R::out_type;
-  P block_total;
-  if constexpr (has_block_partial<Acc>::value)
-    block_total = r_state.acc.block_partial(); // collective, valid in thread 0
-  else
-    block_total = combine(r_state.partial(), std::false_type{}, Threads);
+  // The block's partial: in thread 0 (combine), or, where the accumulator combines the block
+  // itself, a reference to its copy in shared memory, which every thread reads.
+  constexpr bool shared_total = has_block_partial<Acc>::value;
+  const P& block_total = [&]() -> decltype(auto) {
+    if constexpr (shared_total)
+      return r_state.acc.block_partial(); // collective
+    else
+      return combine(r_state.partial(), std::false_type{}, Threads);
+  }();
   if constexpr (!Grid) {
     if (threadIdx.x == 0)
       write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
                                    : fresh.template finish<Out>(block_total));
   } else {
-    // 3. Arrive.
+    // 3. Arrive. A partial in shared memory goes out by every thread, each fencing its own
+    // stores before the barrier; thread 0's arrival then releases them all.
     P* g_partials = reinterpret_cast<P*>(p.partials);
     __shared__ bool s_last;
+    if constexpr (shared_total) {
+      store_by_block<Threads>(g_partials + blockIdx.x, block_total);
+      __threadfence();
+      __syncthreads();
+    }
     if (threadIdx.x == 0) {
-      g_partials[blockIdx.x] = block_total;
+      if constexpr (!shared_total)
+        g_partials[blockIdx.x] = block_total;
       __threadfence(); // release: the partial is visible before the arrival is
       const bool last = arrive_last(p.arrival, p.key, gridDim.x, r_seen);
       if (last)
@@ -446,8 +473,8 @@ __global__ void __launch_bounds__(Threads)
     if (!s_last)
       return;
 
-    if constexpr (has_block_partial<Acc>::value) {
-      const P total = fresh.merge_partials(g_partials, static_cast<int>(gridDim.x));
+    if constexpr (shared_total) {
+      const P& total = fresh.merge_partials(g_partials, static_cast<int>(gridDim.x));
       if (threadIdx.x == 0) {
         write_result(p.out, fresh.template finish<Out>(total));
         reset_arrival(p.arrival, p.key);

@@ -5,12 +5,14 @@
 // orders give identical bits; special values and zeros.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
 #include <tcr/compensated/exact.cuh>
+#include <tcr/compensated/exact_binned.cuh>
 #include "support/gen.hpp"
 #include "support/merge_tree.hpp"
 #include "support/mpfr_ref.hpp"
@@ -52,6 +54,80 @@ tcr::exact_sum<T> sum_of(const std::vector<T>& x) {
 template <class T>
 std::vector<double> as_double(const std::vector<T>& x) {
   return std::vector<double>(x.begin(), x.end());
+}
+
+// A host model of the f64 exact kernels' accumulator (binned_exact_sum_f64, as
+// reduce/detail/device_kernel.cuh drives it; compensated/exact_binned.cuh's header comment):
+// `threads` threads take the inputs strided, each cuts them into pieces, keeps a window of rows
+// chosen from its first input and sends the pieces outside it straight to the block's limbs,
+// spills its window every max_pieces pieces and at the end; the block's partial is then made
+// canonical. Everything but the loop is the accumulator's own TCR_HD code (split, rows,
+// spacings, digits, limb pieces), so that its arithmetic is tested without a GPU.
+tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int threads) {
+  using A = tcr::binned_exact_sum_f64<256>;
+  constexpr int limbs = tcr::exact_partial<double>::limbs;
+  tcr::exact_partial<double> p;
+  std::uint32_t flags = 0;
+  const auto put = [&](double v, int g) {
+    const long long d = tcr::detail::bin_digit_wide(v, g, flags);
+    if (d != 0)
+      tcr::detail::atomic_add_scaled<limbs>(reinterpret_cast<unsigned long long*>(p.limb), d,
+                                            g - A::L);
+  };
+  for (int t = 0; t < threads; ++t) {
+    double row[A::window];
+    std::fill(row, row + A::window, -0.0);
+    int base = -1;
+    std::uint32_t pieces = 0;
+    const auto spill = [&] {
+      if (base < 0)
+        return;
+      for (int k = 0; k < A::window; ++k) {
+        put(row[k], A::spacing_exponent(base + k));
+        row[k] = -0.0;
+      }
+    };
+    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
+      if (pieces + 2 > A::max_pieces) {
+        spill();
+        pieces = 0;
+      }
+      pieces += 2;
+      double piece[2];
+      A::split(x[i], piece[0], piece[1]);
+      if (base < 0)
+        base = A::first_row(A::biased_exponent(x[i]));
+      for (double v : piece) {
+        const int e = A::biased_exponent(v);
+        unsigned k;
+        if (A::in_window(e, base, k))
+          row[k] += v; // exact (the header's bound)
+        else
+          put(v, A::piece_spacing_exponent(e));
+      }
+    }
+    spill();
+  }
+  p.flags = flags;
+  tcr::exact_sum<double>::canonicalise(p);
+  return p;
+}
+
+// The model's partial has exact_sum<double>'s bits (both canonical: the same exact sum) and
+// rounds to MPFR's RN of the exact sum.
+void check_binned_f64(const std::vector<double>& x, int threads) {
+  INFO("binned f64 model, n = ", x.size(), ", threads = ", threads);
+  const auto p = binned_f64_partial(x, threads);
+  const auto q = sum_of(x).partial();
+  CHECK(std::memcmp(p.limb, q.limb, sizeof p.limb) == 0);
+  CHECK(p.flags == q.flags);
+  CHECK(bits_of(tcr::exact_finish<double>(p)) == bits_of(tcr::exact_finish<double>(q)));
+  if (!std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); }))
+    return; // Inf, NaN: the flags decide (as exact_sum's)
+  const mp s = tcr::test::exact_sum(x);
+  REQUIRE(mpfr_cmp(value_of(p).get(), s.get()) == 0);
+  CHECK(bits_of(tcr::exact_finish<double>(p)) == bits_of(s.to_double()));
+  CHECK(bits_of(tcr::exact_finish<float>(p)) == bits_of(s.to_float()));
 }
 
 // Every check of one data set: the partial is canonical and exact, and every finish is MPFR's
@@ -189,6 +265,61 @@ TEST_CASE_TEMPLATE("exact_sum: ends of the range", T, float, double) {
   // Subnormal results are exact; the smallest normal rounds nothing.
   CHECK(sum_of(std::vector<T>{min_normal, -tiny}).result() == min_normal - tiny);
   CHECK(sum_of(std::vector<T>{tiny, tiny, tiny}).result() == 3 * tiny);
+}
+
+// The f64 kernels' pieces at the bottom of the range: subnormal inputs, normal inputs whose low
+// pieces are subnormal, row 0 and row 1 (spacings below 2^-1022). Before the fix every such
+// piece's digit was 0 (the scale 2^-g, g < -1023, had a biased exponent beyond 2047): the sum of
+// subnormals came out 0 on the H200.
+TEST_CASE("binned_exact_sum_f64 (host model): subnormals and the bottom of the range") {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed = ", seed);
+    rng64 rng(30 + seed);
+    // As device_exact_test.cu's subnormal case: multiples of 2^-1074 below 2^-1022.
+    std::vector<double> dsub(20000);
+    for (auto& v : dsub)
+      v = std::ldexp(double(rng.integer(1, std::int64_t(1) << 52)), -1074) * (rng.coin() ? 1 : -1);
+    check_binned_f64(dsub, 256);
+    check_binned_f64(gen_bits<double>(5000, 600 + seed, true), 64);
+    // Normal values at and just above 2^-1022 (rows 0 .. 3; low pieces subnormal).
+    check_binned_f64(gen_wide<double>(20000, 700 + seed, -1022, -960), 256);
+    check_binned_f64(gen_wide<double>(5000, 800 + seed, -1074, -1000), 32);
+    // Tiny data after a large first input (the window far above), and mixed with ordinary data.
+    auto m = gen_wide<double>(3000, 900 + seed, -1022, -990);
+    for (double v : gen_wide<double>(3000, 1000 + seed, -40, 40))
+      m.push_back(v);
+    m.insert(m.begin(), 1.0);
+    check_binned_f64(m, 32);
+    rng.shuffle(m);
+    check_binned_f64(m, 256);
+  }
+  // The smallest values, one thread (its window's spill every 2^11 pieces).
+  std::vector<double> t(10000, std::numeric_limits<double>::denorm_min());
+  t.push_back(-std::numeric_limits<double>::min());
+  check_binned_f64(t, 1);
+}
+
+TEST_CASE("binned_exact_sum_f64 (host model): ordinary, ill-conditioned and special data") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed = ", seed);
+    check_binned_f64(gen_wide<double>(5000, 1100 + seed, -1074, 1010), 256);
+    check_binned_f64(gen_wide<double>(5000, 1200 + seed, -30, 30), 32);
+    check_binned_f64(tcr::test::gen_sum<double>(5000, 1e32, seed), 256);
+    check_binned_f64(gen_bits<double>(3000, 1300 + seed, false), 64);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  check_binned_f64({-0.0, -0.0}, 32);
+  check_binned_f64({-0.0, 0.0}, 32);
+  check_binned_f64({1.0, inf, 2.0}, 32);
+  check_binned_f64({inf, -inf}, 32);
+  check_binned_f64({std::numeric_limits<double>::quiet_NaN(), 1.0}, 32);
+  // A NaN whose payload lies only in the low 27 bits (what split clears in finite values).
+  double nan_low;
+  const std::uint64_t nan_low_bits = 0x7ff0000000000001ull;
+  std::memcpy(&nan_low, &nan_low_bits, sizeof nan_low);
+  REQUIRE(std::isnan(nan_low));
+  check_binned_f64({1.0, nan_low, 2.0}, 32);
+  CHECK(std::isnan(tcr::exact_finish<double>(binned_f64_partial({1.0, nan_low}, 32))));
 }
 
 TEST_CASE_TEMPLATE("exact_sum: ties round to even", T, float, double) {
