@@ -136,12 +136,17 @@ struct point {
 // them in this order; the workload is built once per data set and shape).
 std::vector<point> points() {
   std::vector<point> r;
-  std::vector<method> all = {method::tcr,            method::tcr_c4,
-                             method::tcr_c16,        method::tcr_c4_nocross,
-                             method::tcr_c8_nocross, method::tcr_t3,
+  std::vector<method> all = {method::tcr,
+                             method::tcr_c4,
+                             method::tcr_c16,
+                             method::tcr_c4_nocross,
+                             method::tcr_c8_nocross,
+                             method::tcr_t3,
                              method::tcr_rowstats,
-                             method::sgemm,          method::tf32,
-                             method::f16,            method::f16x3};
+                             method::sgemm,
+                             method::tf32,
+                             method::f16,
+                             method::f16x3};
   if (TCR_BENCH_HAVE_BF16X9)
     all.push_back(method::bf16x9);
   const int shapes[][3] = {

@@ -155,11 +155,11 @@ constexpr ErrorModel gemm_error_model() {
   // per k16-step for Chain steps, every term of the chain and C counted at most P Chain times:
   // P Chain 18 2^-23. Either is times (1 + 2^-20) for the carried error and the split's parts
   // summing slightly above S, and doubled as tile_sum.cuh does, for second-order terms.
-  constexpr double split = Terms == 3 ? 4.004 * 0x1p-33
+  constexpr double split = Terms == 3      ? 4.004 * 0x1p-33
                            : Products == 4 ? 8.002 * 0x1p-24
                                            : 12.004 * 0x1p-24;
-  constexpr double mma = Cross ? 2.0 * chain * 18.0 * 0x1p-23 * (1 + 0x1p-7)
-                               : 2.0 * Products * chain * 18.0 * 0x1p-23;
+  constexpr double mma =
+      Cross ? 2.0 * chain * 18.0 * 0x1p-23 * (1 + 0x1p-7) : 2.0 * Products * chain * 18.0 * 0x1p-23;
   constexpr double small = Terms == 3 ? 0x1p-38 * (1 + 0x1p-9) : 0x1p-38;
   return ErrorModel{split, mma, small, 0x1p-24};
 }
@@ -202,8 +202,8 @@ inline std::size_t round_up(std::size_t x, std::size_t to) {
 // rows' max |x| bits, and the row-statistics partials with their arrival counters.
 struct Workspace {
   std::size_t mp, np, kp, m_blocks, n_blocks, splits;
-  std::size_t a_part[3], b_part[3], a_exp, b_exp, a_max, b_max, counters, tile_counters,
-      partials, split_partials, zero_end;
+  std::size_t a_part[3], b_part[3], a_exp, b_exp, a_max, b_max, counters, tile_counters, partials,
+      split_partials, zero_end;
   std::size_t bytes;
 };
 
@@ -942,9 +942,9 @@ cudaError_t sgemm(void* d_temp, std::size_t& temp_bytes, Layout layout_a, Layout
   const unsigned grid = static_cast<unsigned>(w.splits * w.m_blocks * w.n_blocks);
   if (stats.row_sum != nullptr || stats.row_sumsq != nullptr)
     return detail::launch_gemm<Chain, Terms, Products, true, BlockK, Stages, Cross>(params, grid,
-                                                                                   stream);
+                                                                                    stream);
   return detail::launch_gemm<Chain, Terms, Products, false, BlockK, Stages, Cross>(params, grid,
-                                                                                  stream);
+                                                                                   stream);
 }
 
 } // namespace tcr::gemm

@@ -590,7 +590,7 @@ TEST_CASE("gemm: gemm_error_model's constants are the header's") {
   constexpr double u = 0x1p-24;
   constexpr tcr::gemm::ErrorModel d = tcr::gemm::gemm_error_model<4>();
   CHECK(d.split == 12.004 * u);
-  CHECK(d.mma == 288 * (1 + 0x1p-7) * u);                               // "Chain = 4: 290.25 u"
+  CHECK(d.mma == 288 * (1 + 0x1p-7) * u);                                // "Chain = 4: 290.25 u"
   CHECK(tcr::gemm::gemm_error_model<8>().mma == 576 * (1 + 0x1p-7) * u); // "580.5 u"
   CHECK(d.small == 0x1p-38);
   CHECK(d.final_rounding == u);

@@ -31,7 +31,6 @@ struct to_float {
 constexpr std::int64_t path_sizes[] = {1, 33, 4097, 20011, 70001};
 constexpr std::int64_t large_sizes[] = {(std::int64_t(1) << 20) + 5};
 
-
 // The exact sum of 128-bit integers on the host.
 using i128 = __int128;
 
@@ -153,9 +152,10 @@ TEST_SUITE("gpu") {
     });
     CHECK(__half2float(h) == 1.0f + 0x1p-10f);
     device_buffer<double> midd(std::vector<double>{1.0, 0x1p-8, -0x1p-60});
-    const __nv_bfloat16 bf = run_two_phase<__nv_bfloat16>([&](void* t, std::size_t& b, __nv_bfloat16* o) {
-      return DeviceReduce::Sum(t, b, midd.get(), o, 3);
-    });
+    const __nv_bfloat16 bf =
+        run_two_phase<__nv_bfloat16>([&](void* t, std::size_t& b, __nv_bfloat16* o) {
+          return DeviceReduce::Sum(t, b, midd.get(), o, 3);
+        });
     CHECK(__bfloat162float(bf) == 1.0f); // below the midpoint 1 + 2^-8: down
     // Random data: |res - s| <= u|s| + 2^-40 S (+ half the subnormal spacing).
     std::uint64_t seed = 4200;
@@ -215,9 +215,10 @@ TEST_SUITE("gpu") {
       return DeviceReduce::Dot(t, b, dx.get(), dy.get(), o, n);
     });
     CHECK(dot == static_cast<double>(s));
-    const std::int64_t idot = run_two_phase<std::int64_t>([&](void* t, std::size_t& b, std::int64_t* o) {
-      return DeviceReduce::Dot(t, b, dx.get(), dy.get(), o, n);
-    });
+    const std::int64_t idot =
+        run_two_phase<std::int64_t>([&](void* t, std::size_t& b, std::int64_t* o) {
+          return DeviceReduce::Dot(t, b, dx.get(), dy.get(), o, n);
+        });
     CHECK(idot == static_cast<std::int64_t>(s));
     // 2048 + 1: half's spacing at 2048 is 2, so 2049 is a midpoint; ties to even give 2048.
     device_buffer<int> small(std::vector<int>{2048, 1});
