@@ -177,14 +177,12 @@ struct rounded_partial {
 // combine can overflow), combine just that cascade.
 inline constexpr double compact_limit = 0x1p1000;
 
-// Shared members of the float-result accumulators.
+// The partial's operations of the float-result accumulators (merge, finish, empty_result).
 template <bool SquareRoot = false>
-struct float_result_base {
+struct float_result_ops {
   using partial_type = rounded_partial<SquareRoot>;
   using compact_type = void;
-  chunked_sum<float> state;
 
-  TCR_HD partial_type partial() const { return {state.value()}; }
   TCR_HD partial_type merge(partial_type a, const partial_type& b) const {
     return {add_rn(a.value, b.value)};
   }
@@ -196,6 +194,15 @@ struct float_result_base {
   TCR_HD Out empty_result() const {
     return from_double<Out>(0.0);
   }
+};
+
+// Shared members of the float-result accumulators: a chunked sum as the thread's state.
+template <bool SquareRoot = false>
+struct float_result_base : float_result_ops<SquareRoot> {
+  using typename float_result_ops<SquareRoot>::partial_type;
+  chunked_sum<float> state;
+
+  TCR_HD partial_type partial() const { return {state.value()}; }
 };
 
 // Shared members of the double-result accumulators: State (chunked_sum<double>,
@@ -391,6 +398,97 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
     detail::for_widened_chunks<4, double>(x, [&](const auto& c) { state.add_chunk(c); });
   }
 };
+
+// Short float-result reductions: Sum / Asum (short_sum_accumulator<false>), Nrm2 (<true>: sum
+// of squares) and Dot (short_dot_accumulator) of at most short_terms terms in all, each input of
+// a float-range type (f32, f16, bf16, e4m3, e5m2) widened exactly to double and every term added
+// in double, one rounding per addition (a square or product of two float-range values is exact
+// in double: 24 + 24 significant bits, 2^-298 <= |x y| <= 2^256, and the fused multiply-add
+// rounds once). The segmented reductions use them for their warp-tier segments (at most 4096
+// elements), where the chunked accumulators' per-element two_sum work would cost more than the
+// memory traffic. Their partial and its merge, finish and empty_result are those of the
+// float-result accumulators above (rounded_partial: a double; merged by double additions), so a
+// segment's value is a tree of n - 1 double additions of its n terms, in a fixed order.
+//
+// Bound (any tree of additions: Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+// section 4.2): |v - s| <= gamma_{n-1} S, gamma_k = k u_d / (1 - k u_d), u_d = 2^-53, S the sum of
+// the terms' magnitudes. For n <= short_terms = 2^12, gamma_{n-1} < 2^-41, so the float result
+// RN(v) meets |res - s| <= u|v| + |v - s| <= u|s| + (1 + u) 2^-41 S < 2u|s| + 2^-40 S, the
+// compensated contract (Dot: S = sum |x_i y_i|). Nrm2: every term is nonnegative, so v = s (1 +
+// e), |e| <= 2^-41; sqrt_rn in double and the rounding to float add u_d and u: relative error <=
+// u + 2^-42 + 2^-52 < u + 2^-40. Results of type __half / __nv_bfloat16 keep the chunked
+// accumulators (their contract's 2^-41 S has no room for the (1 + u) factor).
+// No overflow: |terms| < 2^256 and n <= 2^12 keep every partial sum finite for finite data; Inf
+// and NaN propagate as in plain summation; the sum starts at -0 (IEEE addition's identity), so
+// an all -0 Sum gives -0 as plain summation does. Each step is an _rn intrinsic (fma_rn, add_rn):
+// contraction cannot change a bit.
+inline constexpr long long short_terms = 4096;
+
+template <bool Squares>
+struct short_sum_accumulator : detail::float_result_ops<Squares> {
+  using partial_type = detail::rounded_partial<Squares>;
+  double value = Squares ? 0.0 : -0.0;
+
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(!std::is_same_v<X, double>, "short accumulators: float-range inputs");
+    double w[N];
+    widen_all(x, w); // exact
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      value = Squares ? detail::fma_rn(w[i], w[i], value) : detail::add_rn(value, w[i]);
+  }
+  // add(|x|), the magnitudes taken after widening (Asum).
+  template <class X, int N>
+  TCR_HD void add_magnitudes(const X (&x)[N]) {
+    double w[N];
+    widen_all(x, w);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      value = detail::add_rn(value, detail::abs(w[i]));
+  }
+  TCR_HD partial_type partial() const { return {value}; }
+};
+
+struct short_dot_accumulator : detail::float_result_ops<false> {
+  using partial_type = detail::rounded_partial<false>;
+  double value = -0.0;
+
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
+                  "short accumulators: float-range inputs");
+    double a[N], b[N];
+    widen_all(x, a); // exact
+    widen_all(y, b);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      value = detail::fma_rn(a[i], b[i], value); // the product exact, one rounding
+  }
+  TCR_HD partial_type partial() const { return {value}; }
+};
+
+// The short accumulator that stands in for Acc (with result Out) where every reduction has at
+// most short_terms terms: the above for the float-result Sum / Asum, Nrm2 and Dot into float,
+// Acc itself otherwise.
+template <class Acc, class Out>
+struct short_accumulator {
+  using type = Acc;
+};
+template <>
+struct short_accumulator<sum_accumulator<float>, float> {
+  using type = short_sum_accumulator<false>;
+};
+template <>
+struct short_accumulator<nrm2_accumulator<float>, float> {
+  using type = short_sum_accumulator<true>;
+};
+template <>
+struct short_accumulator<dot_accumulator<float>, float> {
+  using type = short_dot_accumulator;
+};
+template <class Acc, class Out>
+using short_accumulator_t = typename short_accumulator<Acc, Out>::type;
 
 // Exact sums of integers: Sum (Absolute = false) and Asum (Absolute = true: sum |x_i|, with
 // |INT64_MIN| = 2^63) of any integer type of 8 to 64 bits, signed or unsigned, and Dot of

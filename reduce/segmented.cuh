@@ -178,6 +178,14 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
   return cudaSuccess;
 }
 
+// Waves of resident blocks in an offsets launch (segmented_kernel's groups, grid-strided).
+inline constexpr int group_waves = 2;
+// A grid capped by device::grid_limit_for_tests (tests of reproducibility: another GPU's grid).
+inline int capped_for_tests(int grid) {
+  const int limit = device::grid_limit_for_tests;
+  return limit > 0 && grid > limit ? limit : grid;
+}
+
 // The one launch of reduction R over num_segments > 0 checked segments (after a memset of the
 // sharing counters where chunks may be shared).
 template <class R, class Segments>
@@ -186,10 +194,13 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
   if constexpr (std::is_same_v<Segments, fixed_segments>) {
     if (p.segments.size <= segmented_warp_max) { // one tier for all: segmented_fixed_kernel
       fixed_params<R> fp{p.x, p.y, p.out, p.segments, p.num_segments, tier_of<R>(p.segments.size)};
-      const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * fixed_unroll;
+      const int slots = fixed_slots<R>(p.segments.size, fp.tier);
+      const int unroll = slots == 0 ? fixed_unroll : fixed_vectors / slots; // as fixed_tiles
+      const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * unroll;
       const std::int64_t blocks = (p.num_segments + per_block - 1) / per_block;
-      const int grid = static_cast<int>(blocks < segmented_max_grid ? blocks : segmented_max_grid);
-      segmented_fixed_kernel<R><<<grid, segmented_threads, 0, stream>>>(fp, fresh);
+      const int grid =
+          capped_for_tests(static_cast<int>(blocks < segmented_max_grid ? blocks : segmented_max_grid));
+      segmented_fixed_kernel<R><<<grid, segmented_threads, 0, stream>>>(fp, fresh, slots);
       return cudaPeekAtLastError();
     }
   }
@@ -201,6 +212,19 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
                                   : (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
   std::int64_t grid = groups < segmented_max_grid ? groups : segmented_max_grid;
   constexpr auto kernel = segmented_kernel<R, Segments>;
+  if (!shaped.block_per_segment) {
+    // Blocks loop over their groups, each reading its next group's bounds ahead: a few waves of
+    // the blocks that fit the GPU at once (1 where the queries fail: correct, only slow).
+    int device = 0;
+    const cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+      return err;
+    const std::int64_t cap =
+        std::int64_t(device::resident_blocks<kernel, segmented_threads>(device)) * group_waves;
+    if (grid > cap)
+      grid = cap;
+  }
+  grid = capped_for_tests(static_cast<int>(grid));
   if (may_share<R>(p.segments)) {
     const std::uintptr_t base =
         (reinterpret_cast<std::uintptr_t>(d_temp_storage) + share_align - 1) / share_align *

@@ -19,8 +19,16 @@ namespace tcr {
 namespace detail {
 namespace segmented {
 
-// Segments per team in flight: U.
+// Segments per team in flight: fixed_unroll for tier 5 (the loop form of team_partial), and
+// fixed_vectors / Slots for the tiers below (every rank has at most Slots vectors of a segment).
 inline constexpr int fixed_unroll = 4;
+#ifndef TCR_SEG_FIXED_VECTORS
+#define TCR_SEG_FIXED_VECTORS 8
+#endif
+#ifndef TCR_SEG_FIXED_MIN_BLOCKS
+#define TCR_SEG_FIXED_MIN_BLOCKS 2
+#endif
+inline constexpr int fixed_vectors = TCR_SEG_FIXED_VECTORS;
 
 template <class R>
 struct fixed_params {
@@ -32,13 +40,15 @@ struct fixed_params {
   int tier; // tier_of<R>(segments.size) < block_tier
 };
 
-template <class R>
-__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
-    segmented_fixed_kernel(fixed_params<R> p, typename R::accumulator fresh) {
+// The warp tiles of a fixed-size launch with team_partial<R, Slots> (Slots 0: the loop form).
+template <class R, int Slots, class Acc>
+__device__ __forceinline__ void fixed_tiles(const fixed_params<R>& p,
+                                            const typename R::accumulator& fresh,
+                                            const Acc& warp_fresh) {
   using P = typename R::accumulator::partial_type;
   using Out = typename R::out_type;
   constexpr int W = segmented_warps;
-  constexpr int U = fixed_unroll;
+  constexpr int U = Slots == 0 ? fixed_unroll : fixed_vectors / Slots;
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int t = p.tier; // warp-uniform
@@ -49,19 +59,32 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   for (std::int64_t base = (std::int64_t(blockIdx.x) * W + threadIdx.x / 32) * per_warp;
        base < p.num_segments; base += stride) { // warp-uniform
     P part[U];
+    const auto x_of = [&](int u) {
+      return p.segments.template source<0>(p.x, (base + team + std::int64_t(u) * teams) * n);
+    };
+    const auto y_of = [&](int u) {
+      if constexpr (R::binary)
+        return p.segments.template source<1>(p.y, (base + team + std::int64_t(u) * teams) * n);
+      else
+        return p.y;
+    };
+    const auto live = [&](int u) { return base + team + std::int64_t(u) * teams < p.num_segments; };
+    if constexpr (Slots > 0) {
+      // Every segment's vectors first (loads in flight together), then the folds.
+      team_loads<R, Slots> l[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const std::int64_t s = base + team + std::int64_t(u) * teams;
-      part[u] = fresh.partial();
-      if (s < p.num_segments) {
-        const std::int64_t first = s * n;
-        const auto x = p.segments.template source<0>(p.x, first);
-        if constexpr (R::binary)
-          part[u] =
-              team_partial<R>(x, p.segments.template source<1>(p.y, first), n, 1 << t, rank, fresh);
-        else
-          part[u] = team_partial<R>(x, p.y, n, 1 << t, rank, fresh);
-      }
+      for (int u = 0; u < U; ++u)
+        if (live(u))
+          team_load(l[u], x_of(u), y_of(u), n, 1 << t, rank);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        part[u] = live(u) ? team_fold(l[u], x_of(u), y_of(u), n, 1 << t, rank, warp_fresh)
+                          : fresh.partial();
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        part[u] = live(u) ? team_partial<R, 0>(x_of(u), y_of(u), n, 1 << t, rank, warp_fresh)
+                          : fresh.partial();
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -71,6 +94,31 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         p.out[s] = n == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
     }
   }
+}
+
+// Slots for a fixed size: enough for the most vectors a rank gets (at most n / V vectors in all,
+// shared by 2^tier ranks), 2 or 4 below tier 5; 0 (the loop form) at tier 5.
+template <class R>
+inline int fixed_slots(std::int64_t n, int tier) {
+  if (tier >= 5)
+    return 0;
+  const std::int64_t vectors = n / R::vector_items;
+  const std::int64_t per_rank = (vectors + (std::int64_t(1) << tier) - 1) >> tier;
+  return per_rank <= 2 ? 2 : 4;
+}
+
+inline constexpr int fixed_min_blocks = TCR_SEG_FIXED_MIN_BLOCKS; // registers for fixed_vectors loads in flight
+
+template <class R>
+__global__ void __launch_bounds__(segmented_threads, fixed_min_blocks)
+    segmented_fixed_kernel(fixed_params<R> p, typename R::accumulator fresh, int slots) {
+  const auto warp_fresh = warp_accumulator<R>(fresh);
+  if (slots == 2)
+    fixed_tiles<R, 2>(p, fresh, warp_fresh);
+  else if (slots == 4)
+    fixed_tiles<R, 4>(p, fresh, warp_fresh);
+  else
+    fixed_tiles<R, 0>(p, fresh, warp_fresh);
 }
 
 } // namespace segmented

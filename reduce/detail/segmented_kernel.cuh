@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include "../../compensated/reductions.cuh"
 #include "../block.cuh"
 #include "../warp.cuh"
 #include "device_kernel.cuh"
@@ -249,62 +250,164 @@ __device__ __forceinline__ void split_segment(const XS& x, const YS& y, std::int
   }
 }
 
-// Rank `rank` of a team of `team` threads: its share of the segment of n elements at x (and y),
-// in the fixed pattern of the header comment, as a partial.
-template <class R, class XS, class YS>
-__device__ __forceinline__ typename R::accumulator::partial_type
-team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank,
-             const typename R::accumulator& fresh) {
+// The single elements of rank `rank`'s share of a segment (n elements at x and y, split by
+// split_segment into head, nvec vectors and the tail): [0, head) and [head + nvec V, n), elements
+// rank, rank + team, ... of them, into acc.
+template <class R, class XS, class YS, class Acc>
+__device__ __forceinline__ void team_scalars(Acc& acc, const XS& x, const YS& y, std::int64_t n,
+                                             std::int64_t head, std::int64_t nvec, int team,
+                                             int rank) {
+  using X = typename R::x_type;
+  using Y = typename R::y_storage;
+  constexpr bool mask_signs = device::magnitudes_at_load<R, true>; // Asum (else add takes |x|)
+  const std::int64_t tail_begin = head + nvec * R::vector_items;
+  const std::int64_t scalars = head + (n - tail_begin);
+  // Four at a time: loaded together, added one by one in order.
+  constexpr int SU = 4;
+  for (std::int64_t j0 = rank; j0 < scalars; j0 += SU * std::int64_t(team)) {
+    X r_x[SU][1];
+    Y r_y[SU][1];
+    bool in[SU];
+#pragma unroll
+    for (int u = 0; u < SU; ++u) {
+      const std::int64_t j = j0 + std::int64_t(u) * team;
+      in[u] = j < scalars;
+      if (in[u]) {
+        const std::int64_t i = j < head ? j : tail_begin + (j - head);
+        r_x[u][0] = static_cast<X>(x[i]);
+        if constexpr (mask_signs)
+          magnitudes(r_x[u]);
+        r_y[u][0] = Y{};
+        if constexpr (R::binary)
+          r_y[u][0] = static_cast<Y>(y[i]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < SU; ++u)
+      if (in[u])
+        device::add_loaded<R, true>(acc, r_x[u], r_y[u]);
+  }
+}
+
+// A rank's vectors of one segment where it has at most Slots of them (team_load), in registers
+// until team_fold adds them: a caller loads several segments' vectors before it folds any, so
+// that all their loads are in flight together.
+template <class R, int Slots>
+struct team_loads {
+  static constexpr int V = R::vector_items;
+  static constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)
+  typename R::x_type x[Slots][V];
+  typename R::y_storage y[Slots][YV];
+  bool in[Slots];
+  std::int64_t head, nvec;
+};
+template <class R, int Slots, class XS, class YS>
+__device__ __forceinline__ void team_load(team_loads<R, Slots>& l, const XS& x, const YS& y,
+                                          std::int64_t n, int team, int rank) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
   constexpr int V = R::vector_items;
-  constexpr int YV = R::binary ? V : 1; // the second operand's registers (unused when unary)
-  constexpr int U = segmented_unroll;
-  typename R::accumulator acc = fresh;
-  constexpr bool mask_signs = device::magnitudes_at_load<R, true>; // Asum (else add takes |x|)
-  const auto add = [&](auto& r_x, auto& r_y) { device::add_loaded<R, true>(acc, r_x, r_y); };
-  std::int64_t head = 0, nvec = 0;
-  split_segment<R>(x, y, n, head, nvec);
-  if constexpr (V > 1) {
-    const X* g_xv = x + head;
-    const Y* g_yv = nullptr;
-    if constexpr (R::binary)
-      g_yv = y + head;
-    std::int64_t v = rank;
-    for (; v + (U - 1) * team < nvec; v += U * team) { // full rounds
-      X r_x[U * V];
-      Y r_y[U * YV];
+  constexpr bool mask_signs = device::magnitudes_at_load<R, true>;
+  split_segment<R>(x, y, n, l.head, l.nvec);
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        device::load_vec<V, mask_signs>(g_xv + (v + u * team) * V, r_x + u * V);
+  for (int u = 0; u < Slots; ++u) {
+    const std::int64_t v = rank + std::int64_t(u) * team;
+    l.in[u] = V > 1 && v < l.nvec;
+    if constexpr (V > 1) {
+      if (l.in[u]) {
+        device::load_vec<V, mask_signs>(static_cast<const X*>(x + l.head) + v * V, l.x[u]);
         if constexpr (R::binary)
-          device::load_vec<V, mask_signs>(g_yv + (v + u * team) * V, r_y + u * V);
+          device::load_vec<V, mask_signs>(static_cast<const Y*>(y + l.head) + v * V, l.y[u]);
       }
-      add(r_x, r_y);
-    }
-    for (; v < nvec; v += team) { // the rest, one vector at a time
-      X r_x[V];
-      Y r_y[YV];
-      device::load_vec<V, mask_signs>(g_xv + v * V, r_x);
-      if constexpr (R::binary)
-        device::load_vec<V, mask_signs>(g_yv + v * V, r_y);
-      add(r_x, r_y);
     }
   }
-  // Single elements: [0, head) and [head + nvec V, n).
-  const std::int64_t tail_begin = head + nvec * V;
-  const std::int64_t scalars = head + (n - tail_begin);
-  for (std::int64_t j = rank; j < scalars; j += team) {
-    const std::int64_t i = j < head ? j : tail_begin + (j - head);
-    X r_x[1] = {static_cast<X>(x[i])};
-    if constexpr (mask_signs)
-      magnitudes(r_x);
-    Y r_y[1] = {};
-    if constexpr (R::binary)
-      r_y[0] = static_cast<Y>(y[i]);
-    add(r_x, r_y);
-  }
+}
+template <class R, int Slots, class XS, class YS, class Acc>
+__device__ __forceinline__ typename Acc::partial_type
+team_fold(const team_loads<R, Slots>& l, const XS& x, const YS& y, std::int64_t n, int team,
+          int rank, const Acc& fresh) {
+  Acc acc = fresh;
+#pragma unroll
+  for (int u = 0; u < Slots; ++u)
+    if (l.in[u])
+      device::add_loaded<R, true>(acc, l.x[u], l.y[u]);
+  team_scalars<R>(acc, x, y, n, l.head, l.nvec, team, rank);
   return acc.partial();
+}
+
+// Rank `rank` of a team of `team` threads: its share of the segment of n elements at x (and y),
+// in the fixed pattern of the header comment, folded into a copy of `fresh` (R's accumulator,
+// or for warp-tier segments its short accumulator: warp_accumulator_t), as a partial.
+// Slots > 0: the caller knows that no rank has more than Slots <= segmented_unroll vectors (a
+// warp tier below 5 has at most segmented_unroll: tier_of): team_load and team_fold, which add
+// them one by one in the loop form's order (Slots = 0). Both kernels take Slots > 0 exactly for
+// the tiers below 5, so a segment's additions depend on its length (and alignment) alone.
+template <class R, int Slots = 0, class XS, class YS, class Acc>
+__device__ __forceinline__ typename Acc::partial_type team_partial(const XS& x, const YS& y,
+                                                                   std::int64_t n, int team,
+                                                                   int rank, const Acc& fresh) {
+  static_assert(Slots >= 0 && Slots <= segmented_unroll, "at most one round of vectors per rank");
+  if constexpr (Slots > 0) {
+    team_loads<R, Slots> l;
+    team_load(l, x, y, n, team, rank);
+    return team_fold(l, x, y, n, team, rank, fresh);
+  } else {
+    using X = typename R::x_type;
+    using Y = typename R::y_storage;
+    constexpr int V = R::vector_items;
+    constexpr int YV = R::binary ? V : 1;
+    constexpr int U = segmented_unroll;
+    Acc acc = fresh;
+    constexpr bool mask_signs = device::magnitudes_at_load<R, true>;
+    const auto add = [&](auto& r_x, auto& r_y) { device::add_loaded<R, true>(acc, r_x, r_y); };
+    std::int64_t head = 0, nvec = 0;
+    split_segment<R>(x, y, n, head, nvec);
+    if constexpr (V > 1) {
+      const X* g_xv = x + head;
+      const Y* g_yv = nullptr;
+      if constexpr (R::binary)
+        g_yv = y + head;
+      std::int64_t v = rank;
+      for (; v + (U - 1) * team < nvec; v += U * team) { // full rounds
+        X r_x[U * V];
+        Y r_y[U * YV];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          device::load_vec<V, mask_signs>(g_xv + (v + u * team) * V, r_x + u * V);
+          if constexpr (R::binary)
+            device::load_vec<V, mask_signs>(g_yv + (v + u * team) * V, r_y + u * V);
+        }
+        add(r_x, r_y);
+      }
+      for (; v < nvec; v += team) { // the rest, one vector at a time
+        X r_x[V];
+        Y r_y[YV];
+        device::load_vec<V, mask_signs>(g_xv + v * V, r_x);
+        if constexpr (R::binary)
+          device::load_vec<V, mask_signs>(g_yv + v * V, r_y);
+        add(r_x, r_y);
+      }
+    }
+    team_scalars<R>(acc, x, y, n, head, nvec, team, rank);
+    return acc.partial();
+  }
+}
+
+// The accumulator of a warp-tier segment (at most segmented_warp_max elements): R's short
+// accumulator (compensated/reductions.cuh: a plain double sum meets the compensated bound for so
+// few terms), made from R's fresh accumulator where they are the same type (Reduce's op and
+// init travel in it).
+template <class R>
+using warp_accumulator_t =
+    short_accumulator_t<typename R::accumulator, typename R::out_type>;
+static_assert(segmented_warp_max <= short_terms, "warp tiers within the short accumulators' bound");
+template <class R>
+__device__ __forceinline__ warp_accumulator_t<R>
+warp_accumulator(const typename R::accumulator& fresh) {
+  if constexpr (std::is_same_v<warp_accumulator_t<R>, typename R::accumulator>)
+    return fresh;
+  else
+    return warp_accumulator_t<R>{};
 }
 
 // The team's total from its lanes' partials, in lane 0 of the team: WarpReduce's tree over
@@ -335,10 +438,13 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
 // explicit 1 lets ptxas take more registers than no hint does (91 against 80 for 16-bit sums: 2
 // blocks per SM instead of 3, 17-23% slower on the H200).
 template <class R>
+#ifndef TCR_SEG_MIN_BLOCKS
+#define TCR_SEG_MIN_BLOCKS 4
+#endif
 inline constexpr int segmented_min_blocks =
     !R::binary && sizeof(typename R::accumulator::partial_type) <= 8 &&
             sizeof(typename R::x_type) != 2
-        ? 4
+        ? TCR_SEG_MIN_BLOCKS
         : 0;
 
 // Plain and atomic accesses to the sharing state (another block's writes: L2, never a stale L1).
@@ -419,21 +525,31 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int G = p.per_warp;
+  const auto warp_fresh = warp_accumulator<R>(fresh);
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
     return length == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
   };
 
+  // Lane l < G of warp w: the bounds of segment (g W + w) G + l, read one group ahead (the next
+  // group's loads are in flight while this one's segments are folded).
+  std::int64_t next_first = 0, next_length = 0;
+  const auto read_bounds = [&](std::int64_t g) {
+    const std::int64_t s = (g * W + warp) * G + lane;
+    next_first = next_length = 0;
+    if (lane < G && s < p.num_segments)
+      p.segments.bounds(s, next_first, next_length);
+  };
   // Steps 1 and 2 for group g: the warps' segments of the warp tiers; s_long for step 3.
   const auto warp_tiers = [&](std::int64_t g) {
-    // 1. Lane l < G of warp w holds segment (g W + w) G + l: its bounds and its tier.
+    // 1. Lane l < G of warp w holds segment (g W + w) G + l: its bounds (read ahead) and its
+    // tier; then the next group's bounds are asked for.
     const std::int64_t base = (g * W + warp) * G;
-    std::int64_t first = 0, length = 0;
+    const std::int64_t first = next_first, length = next_length;
     int tier = -1; // no segment
-    if (lane < G && base + lane < p.num_segments) {
-      p.segments.bounds(base + lane, first, length);
+    if (lane < G && base + lane < p.num_segments)
       tier = tier_of<R>(length);
-    }
+    read_bounds(g + gridDim.x);
     const unsigned long_lanes = __ballot_sync(full_warp_mask, tier == block_tier);
     if (lane == 0)
       s_long[warp] = long_lanes;
@@ -468,11 +584,16 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         P part = fresh.partial();
         if (k < count) {
           const auto x = p.segments.template source<0>(p.x, first_k);
-          if constexpr (R::binary)
-            part = team_partial<R>(x, p.segments.template source<1>(p.y, first_k), length_k, 1 << t,
-                                   rank, fresh);
-          else
-            part = team_partial<R>(x, p.y, length_k, 1 << t, rank, fresh);
+          const auto fold = [&](auto slots) { // team_partial<R, slots> (as the fixed-size kernel)
+            constexpr int S = decltype(slots)::value;
+            if constexpr (R::binary)
+              return team_partial<R, S>(x, p.segments.template source<1>(p.y, first_k), length_k,
+                                        1 << t, rank, warp_fresh);
+            else
+              return team_partial<R, S>(x, p.y, length_k, 1 << t, rank, warp_fresh);
+          };
+          part = t < 5 ? fold(std::integral_constant<int, segmented_unroll>{})
+                       : fold(std::integral_constant<int, 0>{});
         }
         const P total = team_total(t, part, merge);
         if (k < count && rank == 0)
@@ -666,6 +787,8 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     std::memcpy(s_fold + threadIdx.x * sizeof(P), &v, sizeof(P));
   };
   fold_store(fresh.partial());
+  if (!block_only)
+    read_bounds(blockIdx.x);
   // Groups grid-stride; after the last, with sharing, one more round that only helps.
   for (std::int64_t g = blockIdx.x;; g += gridDim.x) {
     const bool own = g * span < p.num_segments;
