@@ -178,8 +178,13 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
   return cudaSuccess;
 }
 
-// Waves of resident blocks in an offsets launch (segmented_kernel's groups, grid-strided).
-inline constexpr int group_waves = 2;
+// Waves of resident blocks in an offsets launch (segmented_kernel's groups, grid-strided) and
+// in a fixed-size one (segmented_fixed_kernel's tiles).
+#ifndef TCR_SEG_GROUP_WAVES
+#define TCR_SEG_GROUP_WAVES 8
+#endif
+inline constexpr int group_waves = TCR_SEG_GROUP_WAVES;
+inline constexpr int fixed_waves = 2;
 // A grid capped by device::grid_limit_for_tests (tests of reproducibility: another GPU's grid).
 inline int capped_for_tests(int grid) {
   const int limit = device::grid_limit_for_tests;
@@ -197,10 +202,21 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
       const int slots = fixed_slots<R>(p.segments.size, fp.tier);
       const int unroll = slots == 0 ? fixed_unroll : fixed_vectors / slots; // as fixed_tiles
       const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * unroll;
-      const std::int64_t blocks = (p.num_segments + per_block - 1) / per_block;
-      const int grid =
-          capped_for_tests(static_cast<int>(blocks < segmented_max_grid ? blocks : segmented_max_grid));
-      segmented_fixed_kernel<R><<<grid, segmented_threads, 0, stream>>>(fp, fresh, slots);
+      std::int64_t grid = (p.num_segments + per_block - 1) / per_block;
+      // Warps loop over their tiles (loading the next before folding this one): a few waves of
+      // the blocks that fit the GPU at once.
+      int device = 0;
+      const cudaError_t err = cudaGetDevice(&device);
+      if (err != cudaSuccess)
+        return err;
+      const std::int64_t cap =
+          std::int64_t(device::resident_blocks<segmented_fixed_kernel<R>, segmented_threads>(device)) *
+          fixed_waves;
+      if (grid > cap)
+        grid = cap;
+      segmented_fixed_kernel<R>
+          <<<capped_for_tests(static_cast<int>(grid)), segmented_threads, 0, stream>>>(fp, fresh,
+                                                                                      slots);
       return cudaPeekAtLastError();
     }
   }

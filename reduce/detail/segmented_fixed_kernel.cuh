@@ -23,10 +23,10 @@ namespace segmented {
 // fixed_vectors / Slots for the tiers below (every rank has at most Slots vectors of a segment).
 inline constexpr int fixed_unroll = 4;
 #ifndef TCR_SEG_FIXED_VECTORS
-#define TCR_SEG_FIXED_VECTORS 8
+#define TCR_SEG_FIXED_VECTORS 4
 #endif
 #ifndef TCR_SEG_FIXED_MIN_BLOCKS
-#define TCR_SEG_FIXED_MIN_BLOCKS 2
+#define TCR_SEG_FIXED_MIN_BLOCKS 3
 #endif
 inline constexpr int fixed_vectors = TCR_SEG_FIXED_VECTORS;
 
@@ -56,42 +56,67 @@ __device__ __forceinline__ void fixed_tiles(const fixed_params<R>& p,
   const std::int64_t n = p.segments.size;
   const std::int64_t per_warp = std::int64_t(teams) * U;
   const std::int64_t stride = std::int64_t(gridDim.x) * W * per_warp;
-  for (std::int64_t base = (std::int64_t(blockIdx.x) * W + threadIdx.x / 32) * per_warp;
-       base < p.num_segments; base += stride) { // warp-uniform
-    P part[U];
-    const auto x_of = [&](int u) {
-      return p.segments.template source<0>(p.x, (base + team + std::int64_t(u) * teams) * n);
-    };
-    const auto y_of = [&](int u) {
-      if constexpr (R::binary)
-        return p.segments.template source<1>(p.y, (base + team + std::int64_t(u) * teams) * n);
-      else
-        return p.y;
-    };
-    const auto live = [&](int u) { return base + team + std::int64_t(u) * teams < p.num_segments; };
-    if constexpr (Slots > 0) {
-      // Every segment's vectors first (loads in flight together), then the folds.
-      team_loads<R, Slots> l[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (live(u))
-          team_load(l[u], x_of(u), y_of(u), n, 1 << t, rank);
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        part[u] = live(u) ? team_fold(l[u], x_of(u), y_of(u), n, 1 << t, rank, warp_fresh)
-                          : fresh.partial();
-    } else {
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        part[u] = live(u) ? team_partial<R, 0>(x_of(u), y_of(u), n, 1 << t, rank, warp_fresh)
-                          : fresh.partial();
-    }
+  const std::int64_t first_base = (std::int64_t(blockIdx.x) * W + threadIdx.x / 32) * per_warp;
+  const auto x_at = [&](std::int64_t s) { return p.segments.template source<0>(p.x, s * n); };
+  const auto y_at = [&](std::int64_t s) {
+    if constexpr (R::binary)
+      return p.segments.template source<1>(p.y, s * n);
+    else
+      return p.y;
+  };
+  // The tile at base: its segments' totals (every lane: whole-warp shuffles) and results.
+  const auto finish_tile = [&](std::int64_t base, const P (&part)[U]) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t s = base + team + std::int64_t(u) * teams;
-      const P total = team_total(t, part[u], merge); // every lane: whole-warp shuffles
+      const P total = team_total(t, part[u], merge);
       if (s < p.num_segments && rank == 0)
         p.out[s] = n == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
+    }
+  };
+  if constexpr (Slots > 0) {
+    // Software-pipelined: the next tile's vectors are loaded before this tile's are folded, so
+    // that loads stay in flight while the warp adds, merges and stores.
+    using L = team_loads<R, Slots>;
+    const auto load_tile = [&](L (&l)[U], std::int64_t base) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t s = base + team + std::int64_t(u) * teams;
+        if (s < p.num_segments)
+          team_load(l[u], x_at(s), y_at(s), n, 1 << t, rank);
+      }
+    };
+    L cur[U];
+    if (first_base < p.num_segments)
+      load_tile(cur, first_base);
+    for (std::int64_t base = first_base; base < p.num_segments; base += stride) { // warp-uniform
+      L next[U];
+      if (base + stride < p.num_segments)
+        load_tile(next, base + stride);
+      P part[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t s = base + team + std::int64_t(u) * teams;
+        part[u] = s < p.num_segments
+                      ? team_fold(cur[u], x_at(s), y_at(s), n, 1 << t, rank, warp_fresh)
+                      : fresh.partial();
+      }
+      finish_tile(base, part);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        cur[u] = next[u];
+    }
+  } else {
+    for (std::int64_t base = first_base; base < p.num_segments; base += stride) { // warp-uniform
+      P part[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t s = base + team + std::int64_t(u) * teams;
+        part[u] = s < p.num_segments
+                      ? team_partial<R, 0>(x_at(s), y_at(s), n, 1 << t, rank, warp_fresh)
+                      : fresh.partial();
+      }
+      finish_tile(base, part);
     }
   }
 }

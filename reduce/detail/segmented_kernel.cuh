@@ -439,7 +439,7 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
 // blocks per SM instead of 3, 17-23% slower on the H200).
 template <class R>
 #ifndef TCR_SEG_MIN_BLOCKS
-#define TCR_SEG_MIN_BLOCKS 4
+#define TCR_SEG_MIN_BLOCKS 3
 #endif
 inline constexpr int segmented_min_blocks =
     !R::binary && sizeof(typename R::accumulator::partial_type) <= 8 &&
@@ -568,21 +568,29 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
 #endif
     for (; tiers != 0; tiers &= tiers - 1) {
       const int t = __ffs(tiers) - 1;
-      const unsigned members = __ballot_sync(full_warp_mask, tier == t);
-      if (tier == t)
+      // Tier 0 (teams of one lane): each lane folds its own segment, where it holds one of
+      // tier 0 (the additions do not depend on the lane), without the reordering and shuffles.
+      const unsigned members = t == 0 ? 0u : __ballot_sync(full_warp_mask, tier == t);
+      if (t != 0 && tier == t)
         s_order[warp][__popc(members & ((1u << lane) - 1u))] = static_cast<unsigned char>(lane);
       __syncwarp();
-      const int count = __popc(members), teams = 32 >> t;
+      const int count = t == 0 ? 32 : __popc(members), teams = 32 >> t;
       const int team = lane >> t, rank = lane & ((1 << t) - 1);
       for (int k0 = 0; k0 < count; k0 += teams) { // warp-uniform
         const int k = k0 + team;
-        const int src = k < count ? s_order[warp][k] : lane;
-        // Every lane shuffles: a whole-warp shuffle that some lanes skip never completes.
-        const std::int64_t first_k = __shfl_sync(full_warp_mask, first, src);
-        const std::int64_t length_src = __shfl_sync(full_warp_mask, length, src);
-        const std::int64_t length_k = k < count ? length_src : 0;
+        bool mine = tier == 0;
+        int src = lane;
+        std::int64_t first_k = first, length_k = length;
+        if (t != 0) {
+          src = k < count ? s_order[warp][k] : lane;
+          // Every lane shuffles: a whole-warp shuffle that some lanes skip never completes.
+          first_k = __shfl_sync(full_warp_mask, first, src);
+          const std::int64_t length_src = __shfl_sync(full_warp_mask, length, src);
+          mine = k < count;
+          length_k = mine ? length_src : 0;
+        }
         P part = fresh.partial();
-        if (k < count) {
+        if (mine) {
           const auto x = p.segments.template source<0>(p.x, first_k);
           const auto fold = [&](auto slots) { // team_partial<R, slots> (as the fixed-size kernel)
             constexpr int S = decltype(slots)::value;
@@ -596,7 +604,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
                        : fold(std::integral_constant<int, 0>{});
         }
         const P total = team_total(t, part, merge);
-        if (k < count && rank == 0)
+        if (mine && rank == 0)
           p.out[base + src] = result(length_k, total);
       }
       __syncwarp(); // s_order is rewritten by the next tier
