@@ -122,10 +122,11 @@ __device__ __forceinline__ void fixed_tiles(const fixed_params<R>& p,
 }
 
 // Slots for a fixed size: enough for the most vectors a rank gets (at most n / V vectors in all,
-// shared by 2^tier ranks), 2 or 4 below tier 5; 0 (the loop form) at tier 5.
+// shared by 2^tier ranks), 2 or 4 below tier 5 for unary reductions; 0 (the loop form) at tier 5
+// and for dot products.
 template <class R>
 inline int fixed_slots(std::int64_t n, int tier) {
-  if (tier >= 5)
+  if (tier >= 5 || R::binary) // dot products: the loop form (two operands' registers)
     return 0;
   const std::int64_t vectors = n / R::vector_items;
   const std::int64_t per_rank = (vectors + (std::int64_t(1) << tier) - 1) >> tier;
@@ -138,12 +139,13 @@ template <class R>
 __global__ void __launch_bounds__(segmented_threads, fixed_min_blocks)
     segmented_fixed_kernel(fixed_params<R> p, typename R::accumulator fresh, int slots) {
   const auto warp_fresh = warp_accumulator<R>(fresh);
-  if (slots == 2)
-    fixed_tiles<R, 2>(p, fresh, warp_fresh);
-  else if (slots == 4)
-    fixed_tiles<R, 4>(p, fresh, warp_fresh);
-  else
-    fixed_tiles<R, 0>(p, fresh, warp_fresh);
+  if constexpr (!R::binary) {
+    if (slots == 2)
+      return fixed_tiles<R, 2>(p, fresh, warp_fresh);
+    if (slots == 4)
+      return fixed_tiles<R, 4>(p, fresh, warp_fresh);
+  }
+  fixed_tiles<R, 0>(p, fresh, warp_fresh);
 }
 
 } // namespace segmented

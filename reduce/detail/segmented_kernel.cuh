@@ -262,8 +262,8 @@ __device__ __forceinline__ void team_scalars(Acc& acc, const XS& x, const YS& y,
   constexpr bool mask_signs = device::magnitudes_at_load<R, true>; // Asum (else add takes |x|)
   const std::int64_t tail_begin = head + nvec * R::vector_items;
   const std::int64_t scalars = head + (n - tail_begin);
-  // Four at a time: loaded together, added one by one in order.
-  constexpr int SU = 4;
+  // Four at a time (dot products: one), loaded together, added one by one in order.
+  constexpr int SU = R::binary ? 1 : 4;
   for (std::int64_t j0 = rank; j0 < scalars; j0 += SU * std::int64_t(team)) {
     X r_x[SU][1];
     Y r_y[SU][1];
@@ -600,8 +600,10 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
             else
               return team_partial<R, S>(x, p.y, length_k, 1 << t, rank, warp_fresh);
           };
-          part = t < 5 ? fold(std::integral_constant<int, segmented_unroll>{})
-                       : fold(std::integral_constant<int, 0>{});
+          // Predicated loads below tier 5 for unary reductions; dot products keep the loop form
+          // (two operands' registers would halve the occupancy).
+          part = !R::binary && t < 5 ? fold(std::integral_constant<int, segmented_unroll>{})
+                                     : fold(std::integral_constant<int, 0>{});
         }
         const P total = team_total(t, part, merge);
         if (mine && rank == 0)
