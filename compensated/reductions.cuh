@@ -408,7 +408,8 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
 // elements), where the chunked accumulators' per-element two_sum work would cost more than the
 // memory traffic. Their partial and its merge, finish and empty_result are those of the
 // float-result accumulators above (rounded_partial: a double; merged by double additions), so a
-// segment's value is a tree of n - 1 double additions of its n terms, in a fixed order.
+// segment's value is a tree of double additions of its n terms (n - 1 of them that round, the
+// chains' -0 starts adding nothing), in a fixed order.
 //
 // Bound (any tree of additions: Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 // section 4.2): |v - s| <= gamma_{n-1} S, gamma_k = k u_d / (1 - k u_d), u_d = 2^-53, S the sum of
@@ -424,10 +425,15 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
 // contraction cannot change a bit.
 inline constexpr long long short_terms = 4096;
 
+// Four independent chains (element i of each add call goes to chain i mod 4, so that the
+// additions' latencies overlap), joined by partial() as (c0 + c1) + (c2 + c3): one fixed tree.
+inline constexpr int short_chains = 4;
+
 template <bool Squares>
 struct short_sum_accumulator : detail::float_result_ops<Squares> {
   using partial_type = detail::rounded_partial<Squares>;
-  double value = Squares ? 0.0 : -0.0;
+  double chain[short_chains] = {Squares ? 0.0 : -0.0, Squares ? 0.0 : -0.0,
+                                Squares ? 0.0 : -0.0, Squares ? 0.0 : -0.0};
 
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
@@ -435,8 +441,10 @@ struct short_sum_accumulator : detail::float_result_ops<Squares> {
     double w[N];
     widen_all(x, w); // exact
     TCR_UNROLL
-    for (int i = 0; i < N; ++i)
-      value = Squares ? detail::fma_rn(w[i], w[i], value) : detail::add_rn(value, w[i]);
+    for (int i = 0; i < N; ++i) {
+      double& c = chain[i % short_chains];
+      c = Squares ? detail::fma_rn(w[i], w[i], c) : detail::add_rn(c, w[i]);
+    }
   }
   // add(|x|), the magnitudes taken after widening (Asum).
   template <class X, int N>
@@ -444,15 +452,20 @@ struct short_sum_accumulator : detail::float_result_ops<Squares> {
     double w[N];
     widen_all(x, w);
     TCR_UNROLL
-    for (int i = 0; i < N; ++i)
-      value = detail::add_rn(value, detail::abs(w[i]));
+    for (int i = 0; i < N; ++i) {
+      double& c = chain[i % short_chains];
+      c = detail::add_rn(c, detail::abs(w[i]));
+    }
   }
-  TCR_HD partial_type partial() const { return {value}; }
+  TCR_HD partial_type partial() const {
+    using detail::add_rn;
+    return {add_rn(add_rn(chain[0], chain[1]), add_rn(chain[2], chain[3]))};
+  }
 };
 
 struct short_dot_accumulator : detail::float_result_ops<false> {
   using partial_type = detail::rounded_partial<false>;
-  double value = -0.0;
+  double chain[short_chains] = {-0.0, -0.0, -0.0, -0.0};
 
   template <class X, class Y, int N>
   TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
@@ -462,10 +475,15 @@ struct short_dot_accumulator : detail::float_result_ops<false> {
     widen_all(x, a); // exact
     widen_all(y, b);
     TCR_UNROLL
-    for (int i = 0; i < N; ++i)
-      value = detail::fma_rn(a[i], b[i], value); // the product exact, one rounding
+    for (int i = 0; i < N; ++i) {
+      double& c = chain[i % short_chains];
+      c = detail::fma_rn(a[i], b[i], c); // the product exact, one rounding
+    }
   }
-  TCR_HD partial_type partial() const { return {value}; }
+  TCR_HD partial_type partial() const {
+    using detail::add_rn;
+    return {add_rn(add_rn(chain[0], chain[1]), add_rn(chain[2], chain[3]))};
+  }
 };
 
 // The short accumulator that stands in for Acc (with result Out) where every reduction has at
