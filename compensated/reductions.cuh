@@ -399,23 +399,21 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
   }
 };
 
-// Short float-result reductions: Sum / Asum (short_sum_accumulator<false>), Nrm2 (<true>: sum
-// of squares) and Dot (short_dot_accumulator) of at most short_terms terms in all, each input of
-// a float-range type (f32, f16, bf16, e4m3, e5m2) widened exactly to double and every term added
-// in double, one rounding per addition (a square or product of two float-range values is exact
-// in double: 24 + 24 significant bits, 2^-298 <= |x y| <= 2^256, and the fused multiply-add
-// rounds once). The segmented reductions use them for their warp-tier segments (at most 4096
-// elements), where the chunked accumulators' per-element two_sum work would cost more than the
-// memory traffic. Their partial and its merge, finish and empty_result are those of the
+// Short float-result reductions: Sum / Asum (short_sum_accumulator<false>) and Nrm2 (<true>: sum
+// of squares) of at most short_terms terms in all, each input of a float-range type (f32, f16,
+// bf16, e4m3, e5m2) widened exactly to double and every term added in double, one rounding per
+// addition (a square of a float-range value is exact in double: 24 + 24 significant bits,
+// 2^-298 <= x^2 <= 2^256, and the fused multiply-add rounds once). The segmented reductions use
+// them for their warp-tier segments (at most 4096 elements), where the chunked accumulators'
+// per-element two_sum work would cost more than the memory traffic. Their partial and its merge, finish and empty_result are those of the
 // float-result accumulators above (rounded_partial: a double; merged by double additions), so a
-// segment's value is a tree of double additions of its n terms (n - 1 of them that round, the
-// chains' -0 starts adding nothing), in a fixed order.
+// segment's value is a tree of n - 1 double additions of its n terms, in a fixed order.
 //
 // Bound (any tree of additions: Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 // section 4.2): |v - s| <= gamma_{n-1} S, gamma_k = k u_d / (1 - k u_d), u_d = 2^-53, S the sum of
 // the terms' magnitudes. For n <= short_terms = 2^12, gamma_{n-1} < 2^-41, so the float result
 // RN(v) meets |res - s| <= u|v| + |v - s| <= u|s| + (1 + u) 2^-41 S < 2u|s| + 2^-40 S, the
-// compensated contract (Dot: S = sum |x_i y_i|). Nrm2: every term is nonnegative, so v = s (1 +
+// compensated contract. Nrm2: every term is nonnegative, so v = s (1 +
 // e), |e| <= 2^-41; sqrt_rn in double and the rounding to float add u_d and u: relative error <=
 // u + 2^-42 + 2^-52 < u + 2^-40. Results of type __half / __nv_bfloat16 keep the chunked
 // accumulators (their contract's 2^-41 S has no room for the (1 + u) factor).
@@ -425,15 +423,10 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
 // contraction cannot change a bit.
 inline constexpr long long short_terms = 4096;
 
-// Four independent chains (element i of each add call goes to chain i mod 4, so that the
-// additions' latencies overlap), joined by partial() as (c0 + c1) + (c2 + c3): one fixed tree.
-inline constexpr int short_chains = 4;
-
 template <bool Squares>
 struct short_sum_accumulator : detail::float_result_ops<Squares> {
   using partial_type = detail::rounded_partial<Squares>;
-  double chain[short_chains] = {Squares ? 0.0 : -0.0, Squares ? 0.0 : -0.0,
-                                Squares ? 0.0 : -0.0, Squares ? 0.0 : -0.0};
+  double value = Squares ? 0.0 : -0.0;
 
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
@@ -441,10 +434,8 @@ struct short_sum_accumulator : detail::float_result_ops<Squares> {
     double w[N];
     widen_all(x, w); // exact
     TCR_UNROLL
-    for (int i = 0; i < N; ++i) {
-      double& c = chain[i % short_chains];
-      c = Squares ? detail::fma_rn(w[i], w[i], c) : detail::add_rn(c, w[i]);
-    }
+    for (int i = 0; i < N; ++i)
+      value = Squares ? detail::fma_rn(w[i], w[i], value) : detail::add_rn(value, w[i]);
   }
   // add(|x|), the magnitudes taken after widening (Asum).
   template <class X, int N>
@@ -452,43 +443,16 @@ struct short_sum_accumulator : detail::float_result_ops<Squares> {
     double w[N];
     widen_all(x, w);
     TCR_UNROLL
-    for (int i = 0; i < N; ++i) {
-      double& c = chain[i % short_chains];
-      c = detail::add_rn(c, detail::abs(w[i]));
-    }
+    for (int i = 0; i < N; ++i)
+      value = detail::add_rn(value, detail::abs(w[i]));
   }
-  TCR_HD partial_type partial() const {
-    using detail::add_rn;
-    return {add_rn(add_rn(chain[0], chain[1]), add_rn(chain[2], chain[3]))};
-  }
-};
-
-struct short_dot_accumulator : detail::float_result_ops<false> {
-  using partial_type = detail::rounded_partial<false>;
-  double chain[short_chains] = {-0.0, -0.0, -0.0, -0.0};
-
-  template <class X, class Y, int N>
-  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
-    static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
-                  "short accumulators: float-range inputs");
-    double a[N], b[N];
-    widen_all(x, a); // exact
-    widen_all(y, b);
-    TCR_UNROLL
-    for (int i = 0; i < N; ++i) {
-      double& c = chain[i % short_chains];
-      c = detail::fma_rn(a[i], b[i], c); // the product exact, one rounding
-    }
-  }
-  TCR_HD partial_type partial() const {
-    using detail::add_rn;
-    return {add_rn(add_rn(chain[0], chain[1]), add_rn(chain[2], chain[3]))};
-  }
+  TCR_HD partial_type partial() const { return {value}; }
 };
 
 // The short accumulator that stands in for Acc (with result Out) where every reduction has at
-// most short_terms terms: the above for the float-result Sum / Asum, Nrm2 and Dot into float,
-// Acc itself otherwise.
+// most short_terms terms: the above for the float-result Sum / Asum and Nrm2 into float, Acc
+// itself otherwise (Dot keeps its chunked accumulator: the short form measured slower there, the
+// kernels' registers for two operands being the limit).
 template <class Acc, class Out>
 struct short_accumulator {
   using type = Acc;
@@ -500,10 +464,6 @@ struct short_accumulator<sum_accumulator<float>, float> {
 template <>
 struct short_accumulator<nrm2_accumulator<float>, float> {
   using type = short_sum_accumulator<true>;
-};
-template <>
-struct short_accumulator<dot_accumulator<float>, float> {
-  using type = short_dot_accumulator;
 };
 template <class Acc, class Out>
 using short_accumulator_t = typename short_accumulator<Acc, Out>::type;
