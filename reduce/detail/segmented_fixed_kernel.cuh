@@ -5,11 +5,15 @@
 // Every segment has the same length n, so every segment has the same tier t (tier_of, a team
 // of T = 2^t lanes) and the kernel needs no bounds, ballots or tier loop: warp w of the grid
 // takes the warp tile of (32 / T) * U consecutive segments at (grid-stride) tile w, team k of
-// the warp (lanes [k T, k T + T)) its segments k, k + 32 / T, ..., k + (U - 1) 32 / T, all U
-// shares folded (team_partial) before any is merged, so that the loads of U segments are in
-// flight at once; then each segment's team_total (the same shuffle tree) and the team's first
-// lane writes the result. team_partial and team_total are segmented_kernel's, so a segment
-// has the bits it gets there (offsets and fixed-size forms agree).
+// the warp (lanes [k T, k T + T)) its segments k, k + 32 / T, ..., k + (U - 1) 32 / T; then
+// each segment's team_total (the same shuffle tree) and the team's first lane writes the
+// result. Below tier 5 (every rank has at most 4 vectors of a segment) and for unary reductions,
+// a rank's vectors of the U segments are loaded together (team_load) and the next tile's are
+// loaded before this tile's are folded (team_fold): a software pipeline over a grid of a few
+// waves of resident blocks, so that loads stay in flight while the warp adds, merges and stores.
+// Tier 5 and dot products fold with team_partial's loop form. team_load / team_fold /
+// team_partial and team_total are segmented_kernel's, so a segment has the bits it gets there
+// (offsets and fixed-size forms agree).
 #pragma once
 
 #include <cstdint>
@@ -22,13 +26,7 @@ namespace segmented {
 // Segments per team in flight: fixed_unroll for tier 5 (the loop form of team_partial), and
 // fixed_vectors / Slots for the tiers below (every rank has at most Slots vectors of a segment).
 inline constexpr int fixed_unroll = 4;
-#ifndef TCR_SEG_FIXED_VECTORS
-#define TCR_SEG_FIXED_VECTORS 4
-#endif
-#ifndef TCR_SEG_FIXED_MIN_BLOCKS
-#define TCR_SEG_FIXED_MIN_BLOCKS 3
-#endif
-inline constexpr int fixed_vectors = TCR_SEG_FIXED_VECTORS;
+inline constexpr int fixed_vectors = 4;
 
 template <class R>
 struct fixed_params {
@@ -133,7 +131,10 @@ inline int fixed_slots(std::int64_t n, int tier) {
   return per_rank <= 2 ? 2 : 4;
 }
 
-inline constexpr int fixed_min_blocks = TCR_SEG_FIXED_MIN_BLOCKS; // registers for fixed_vectors loads in flight
+// Blocks per SM the kernel is compiled for: 3 (80 registers) holds two tiles' fixed_vectors loads
+// per rank without spilling; measured against 8 vectors at 2 blocks per SM (109 registers),
+// slower from size 16 up (session 11, runs 2-3).
+inline constexpr int fixed_min_blocks = 3;
 
 template <class R>
 __global__ void __launch_bounds__(segmented_threads, fixed_min_blocks)

@@ -8,11 +8,13 @@
 // segmented_unroll vectors, capped at 32, or the whole block of segmented_threads threads for
 // n > segmented_warp_max. A block takes groups of segmented_warps * G consecutive segments
 // (G = segments_per_warp, 1..32), grid-strided over the groups:
-//   1. lane l < G of warp w reads the bounds of the group's segment w G + l and picks its tier;
+//   1. lane l < G of warp w holds the bounds of the group's segment w G + l (read while the
+//      previous group was folded) and picks its tier;
 //   2. the warp takes its segments tier by tier (a ballot per tier): the k-th segment of a tier
 //      of teams of T lanes goes to team k mod (32 / T) (lanes [T j, T j + T) of the warp are
 //      team j), whose ranks fold their shares (team_partial), a WarpReduce tree over logical
-//      warps of T lanes merges them, and the team's first lane writes the result;
+//      warps of T lanes merges them, and the team's first lane writes the result; a lane holding
+//      a tier-0 segment (a team of one) folds it itself;
 //   3. then the group's block-tier segments, chunk by chunk (chunks_of: 16384 vectors each),
 //      each chunk folded by the whole block (team_partial with a team of segmented_threads, a
 //      BlockReduce merges the threads); where the launch shares (temporary storage, see
@@ -31,6 +33,10 @@
 // time: elements r, r + T, .... So a segment's combining order is a function of its length and
 // its inputs' addresses modulo 16 bytes alone, never of the grid, the group, the team that takes
 // it, the other segments or the GPU.
+// Accumulators: the warp tiers (at most segmented_warp_max elements) fold float-result Sum, Asum
+// and Nrm2 with the short accumulators of compensated/reductions.cuh (a double sum meets the
+// compensated bound for so few terms: its proof is there), everything else with R's own; below
+// tier 5 a rank has at most segmented_unroll vectors, loaded at once under predicates (Slots).
 #pragma once
 
 #include <cstdint>
@@ -431,20 +437,18 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
   }
 }
 
-// Blocks per SM the kernel of R is compiled for: 4 (64 registers) for unary reductions of 8-, 32-
+// Blocks per SM the kernel of R is compiled for: 3 (80 registers) for unary reductions of 8-, 32-
 // and 64-bit elements with a partial of at most 8 bytes (float-result sums and norms, Min, Max,
-// Reduce), which fit without spilling on sm_90 (but for 4 bytes in 64-bit integer sums); else 0,
-// no hint: 16-bit inputs, wider partials and dot products would spill under the cap, and an
-// explicit 1 lets ptxas take more registers than no hint does (91 against 80 for 16-bit sums: 2
-// blocks per SM instead of 3, 17-23% slower on the H200).
+// Reduce); 4 (64 registers) made the warp tiers' predicated loads spill (80-byte frames) and the
+// small offsets segments slower (session 11, runs 2-3); else 0, no hint: 16-bit inputs, wider
+// partials and dot products would spill under a cap, and an explicit 1 lets ptxas take more
+// registers than no hint does (91 against 80 for 16-bit sums: 2 blocks per SM instead of 3,
+// 17-23% slower on the H200).
 template <class R>
-#ifndef TCR_SEG_MIN_BLOCKS
-#define TCR_SEG_MIN_BLOCKS 3
-#endif
 inline constexpr int segmented_min_blocks =
     !R::binary && sizeof(typename R::accumulator::partial_type) <= 8 &&
             sizeof(typename R::x_type) != 2
-        ? TCR_SEG_MIN_BLOCKS
+        ? 3
         : 0;
 
 // Plain and atomic accesses to the sharing state (another block's writes: L2, never a stale L1).
