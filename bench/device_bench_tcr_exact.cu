@@ -47,7 +47,44 @@ void add_for() {
   }
 }
 
-const case_adder add{[] { for_each_input_type([](auto t) { add_for<decltype(t)>(); }); }};
+// Plan variants of the exact f64 Sum (the unroll of the multi-block kernel: 16-byte vectors in
+// flight per thread), "tcr.correctly_rounded.u<U>", to choose exact_plan's unroll from a run.
+// They call internals of reduce/device.cuh (detail::device::launch, exact_plan).
+namespace dk = detail::device;
+template <class R, int U>
+struct exact_plan_with_unroll {
+  static constexpr dk::launch_plan value = [] {
+    dk::launch_plan p = dk::exact_plan<dk::op_kind::sum, R>::value;
+    p.unroll = U;
+    return p;
+  }();
+};
+template <int U>
+void add_f64_unroll() {
+  using Acc = dk::exact_accumulator_of<dk::op_kind::sum, double, double, double>::type;
+  using R = dk::reduction<Acc, double, void, double, false>;
+  bench_case c;
+  c.op = op_kind::sum;
+  c.type = dtype_of<double>();
+  c.method = "tcr.correctly_rounded.u" + std::to_string(U);
+  c.note = "tcr::DeviceReduce::Sum, accuracy correctly_rounded, " + std::to_string(U) +
+           " vectors in flight per thread";
+  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    return dk::launch<dk::op_kind::sum, R, dk::engine_kind::cuda_core,
+                      exact_plan_with_unroll<R, U>>(
+        temp, bytes, dk::params_for<R>(static_cast<const double*>(a.x),
+                                       static_cast<const double*>(a.x),
+                                       static_cast<double*>(a.out), a.n),
+        a.stream, Acc{});
+  };
+  cases().push_back(std::move(c));
+}
+
+const case_adder add{[] {
+  for_each_input_type([](auto t) { add_for<decltype(t)>(); });
+  add_f64_unroll<4>();
+  add_f64_unroll<8>();
+}};
 
 } // namespace
 } // namespace tcr::bench
