@@ -522,8 +522,11 @@ struct binned_block {
         const int k = 32 * j + lane;
         long long d = k < limbs ? s.limb[k] : 0;
 #pragma unroll 1
-        for (int b = 0; b < totals; ++b)
-          d += limb_piece<limbs>(total_array()[b], Spacing::exponent(Bins > 1 ? b : 0) - L, k);
+        for (int b = 0; b < totals; ++b) {
+          const long long t = total_array()[b]; // the same in every lane: a uniform branch
+          if (t != 0)
+            d += limb_piece<limbs>(t, Spacing::exponent(Bins > 1 ? b : 0) - L, k);
+        }
         v[j] = k < limbs ? d : 0;
       }
       canonicalise_warp<limbs>(v);

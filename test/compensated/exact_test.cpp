@@ -397,6 +397,27 @@ TEST_CASE("binned_exact_sum_f64 (host model): ordinary, ill-conditioned and spec
   CHECK(std::isnan(tcr::exact_finish<double>(binned_f64_partial({1.0, nan_low}, 32))));
 }
 
+// Few terms far apart with either sign (results whose digits are long runs of 0 or 2^32 - 1,
+// negative sums whose magnitude's lowest nonzero limb is far below or just below the rounding
+// point, remainders far below it): the long state's rounding scans stop early, and must stop
+// where the full loops would have found the same limb.
+TEST_CASE("exact_sum<double>: sparse sums, every sign, the rounding scans") {
+  rng64 rng(29);
+  for (int rep = 0; rep < 3000; ++rep) {
+    std::vector<double> x;
+    const int terms = int(rng.integer(1, 5));
+    for (int t = 0; t < terms; ++t) {
+      double v = std::ldexp(1 + (rng.coin() ? 0.0 : rng.uniform()), int(rng.integer(-1074, 1000)));
+      if (rng.coin())
+        v = -v;
+      x.push_back(v);
+      if (rng.integer(0, 3) == 0)
+        x.push_back(-v * (1 + std::ldexp(double(rng.integer(-4, 4)), -52)));
+    }
+    check_exact(x);
+  }
+}
+
 TEST_CASE_TEMPLATE("exact_sum: ties round to even", T, float, double) {
   constexpr int d = std::numeric_limits<T>::digits;
   const T u = std::ldexp(T(1), -d); // half an ulp of 1
