@@ -257,7 +257,10 @@ __device__ __forceinline__ void canonicalise_warp(long long (&v)[(Limbs + 31) / 
 #if defined(__CUDACC__)
 namespace detail {
 // The block-level combine of the binned accumulators (exact integer arithmetic throughout, so
-// the order of the atomics does not matter: the same bits whatever it is).
+// the order of the adds and atomics does not matter: the same bits whatever it is). Where many
+// threads would add to one 64-bit shared word (sm_90 has no 64-bit shared atomic add: atomicAdd
+// there is a compare-and-swap loop, ATOMS.CAST.SPIN.64, which contention serialises), the warp
+// sums first (shuffles) or each word gets one owner that adds with plain loads and stores.
 //
 // A bin value v of bin b is an integer multiple of the bin's spacing g_b = 2^(L + pos_b) (L the
 // partial's last bit) below 2^53 g_b in magnitude (the bin bounds), so its digit v / g_b is an
@@ -316,9 +319,15 @@ __device__ unsigned long long* limbs_of(exact_partial<T>& p) {
 template <int Threads, class T>
 __device__ void zero_partial(exact_partial<T>& s) {
   static_assert(sizeof(exact_partial<T>) % 8 == 0, "exact_partial: whole 8-byte words");
+  constexpr int words = int(sizeof(exact_partial<T>) / 8);
   unsigned long long* w = reinterpret_cast<unsigned long long*>(&s);
-  for (int k = threadIdx.x; k < int(sizeof(exact_partial<T>) / 8); k += Threads)
-    w[k] = 0;
+  if constexpr (words <= Threads) {
+    if (int(threadIdx.x) < words) // one store per thread: no loop to compile
+      w[threadIdx.x] = 0;
+  } else {
+    for (int k = threadIdx.x; k < words; k += Threads)
+      w[k] = 0;
+  }
 }
 
 // The limbs of a partial as the lanes of one warp hold them for canonicalise_warp: lane i has
@@ -656,9 +665,13 @@ struct binned_exact_sum {
 //
 // Window. All 128 rows would take 1 KB of shared memory per thread; a thread keeps a window of 8
 // rows (128 exponents: data of a dynamic range up to 2^128 stays in it), base .. base + 7,
-// chosen from its first input (its hi's row - 3, clamped to 1 .. 119 so that row 0, whose
-// subnormal pieces break the ratio, and rows 127 (Inf, NaN, sums that could overflow) never
-// enter the window). A piece outside the window goes to the block's limbs at once, exactly, as
+// chosen from the first input of the lowest lane of the warp that runs its first add together
+// (that input's row - 3, clamped to 1 .. 119 so that row 0, whose subnormal pieces break the
+// ratio, and rows 127 (Inf, NaN, sums that could overflow) never enter the window), so that a
+// warp's lanes share their window and its spills sum across the warp. Any window gives the same
+// exact sum: the choice only decides which pieces take the slow path below. Zero pieces are -0
+// (split's lo where it vanishes; hi only for a -0 input) or +0 (hi of a +0 input): -0 is
+// skipped, since it adds nothing and keeps the zero sign; +0 takes the slow path (its flag). A piece outside the window goes to the block's limbs at once, exactly, as
 // the digit p / 2^(E - 1023 - 26) for a normal piece (E its biased exponent; below 2^27) and
 // p / 2^-1074 for a subnormal one (E = 0; a multiple of 2^-1074 below 2^-1022: below 2^52) at
 // its position (detail::atomic_add_scaled): slow, but any data is summed exactly. Every 2^11
