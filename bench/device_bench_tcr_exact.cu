@@ -47,7 +47,55 @@ void add_for() {
   }
 }
 
-const case_adder add{[] { for_each_input_type([](auto t) { add_for<decltype(t)>(); }); }};
+// Plan variants of the exact Sum, to choose exact_plan from a run: "tcr.correctly_rounded.u<U>"
+// (f64: the multi-block kernel's unroll, 16-byte vectors in flight per thread) and ".grid16k"
+// (f32, f64, f16: the grid from 16 KB on, not the one-block kernel up to 64 KB). They call
+// internals of reduce/device.cuh (detail::device::launch, exact_plan).
+namespace dk = detail::device;
+// U: the multi-block kernel's unroll; OneBlock16K: the one-block kernel only up to 16 KB (unroll
+// 4), the grid beyond, as before exact_plan's 64 KB one-block kernel.
+template <class R, int U, bool OneBlock16K>
+struct exact_plan_variant {
+  static constexpr dk::launch_plan value = [] {
+    dk::launch_plan p = dk::exact_plan<dk::op_kind::sum, R>::value;
+    if (U > 0)
+      p.unroll = U;
+    if (OneBlock16K) {
+      p.one_block_bytes = 64;
+      p.one_block_unroll = 4;
+    }
+    return p;
+  }();
+};
+template <class In, int U, bool OneBlock16K>
+void add_exact_variant(const std::string& suffix) {
+  using Out = result_t<In>;
+  using Acc = typename dk::exact_accumulator_of<dk::op_kind::sum, In, In, Out>::type;
+  using R = dk::reduction<Acc, In, void, Out, false>;
+  bench_case c;
+  c.op = op_kind::sum;
+  c.type = dtype_of<In>();
+  c.method = "tcr.correctly_rounded." + suffix;
+  c.note = "tcr::DeviceReduce::Sum, accuracy correctly_rounded, plan variant " + suffix;
+  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    return dk::launch<dk::op_kind::sum, R, dk::engine_kind::cuda_core,
+                      exact_plan_variant<R, U, OneBlock16K>>(
+        temp, bytes,
+        dk::params_for<R>(static_cast<const In*>(a.x), static_cast<const In*>(a.x),
+                          static_cast<Out*>(a.out), a.n),
+        a.stream, Acc{});
+  };
+  cases().push_back(std::move(c));
+}
+
+const case_adder add{[] {
+  for_each_input_type([](auto t) { add_for<decltype(t)>(); });
+  add_exact_variant<double, 4, false>("u4");
+  add_exact_variant<double, 8, false>("u8");
+  add_exact_variant<float, 0, true>("grid16k");
+  add_exact_variant<double, 0, true>("grid16k");
+  add_exact_variant<__half, 0, true>("grid16k");
+}};
 
 } // namespace
 } // namespace tcr::bench

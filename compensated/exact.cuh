@@ -397,16 +397,30 @@ private:
   // Unrolled (registers) for the short states; the 66 limbs of double stay a loop (registers for
   // all of them would cap the occupancy of every kernel that rounds one).
   static constexpr bool unroll_limbs = limbs <= 24;
+  // The long state (double's, in memory: a loop, not registers) visits only the limbs that
+  // matter: window the three from pos / 32 up, any_below the limbs below pos from the top down
+  // until a nonzero one, the top and the lowest nonzero limb found by a scan that stops at the
+  // first hit. Each gives what the full loop gives (the full loop's other iterations add nothing).
   template <class Digits>
   TCR_HD static std::uint64_t window(const Digits& a, int pos) {
     std::uint64_t w = 0;
-    TCR_EXACT_UNROLL_LIMBS
-    for (int j = 0; j < limbs; ++j) {
-      const int d = 32 * j - pos;
-      if (d > -32 && d < 0)
-        w += std::uint64_t(a[j]) >> -d; // j = pos / 32: the bits from pos up
-      else if (d >= 0 && d < 64)
-        w += std::uint64_t(a[j]) << d;
+    if constexpr (!unroll_limbs) {
+      for (int j = pos >> 5; j < limbs && j <= (pos >> 5) + 2; ++j) {
+        const int d = 32 * j - pos;
+        if (d > -32 && d < 0)
+          w += std::uint64_t(a[j]) >> -d;
+        else if (d >= 0 && d < 64)
+          w += std::uint64_t(a[j]) << d;
+      }
+    } else {
+      TCR_EXACT_UNROLL_LIMBS
+      for (int j = 0; j < limbs; ++j) {
+        const int d = 32 * j - pos;
+        if (d > -32 && d < 0)
+          w += std::uint64_t(a[j]) >> -d; // j = pos / 32: the bits from pos up
+        else if (d >= 0 && d < 64)
+          w += std::uint64_t(a[j]) << d;
+      }
     }
     return w;
   }
@@ -414,13 +428,23 @@ private:
   template <class Digits>
   TCR_HD static bool any_below(const Digits& a, int pos) {
     bool any = false;
-    TCR_EXACT_UNROLL_LIMBS
-    for (int j = 0; j < limbs; ++j) {
-      const int lo = 32 * j;
-      if (lo + 32 <= pos)
-        any = any || a[j] != 0;
-      else if (lo < pos)
-        any = any || (std::uint64_t(a[j]) & ((std::uint64_t(1) << (pos - lo)) - 1)) != 0;
+    if constexpr (!unroll_limbs) {
+      for (int j = (pos - 1) >> 5; j >= 0 && !any; --j) {
+        const int lo = 32 * j;
+        if (lo + 32 <= pos)
+          any = a[j] != 0;
+        else
+          any = (std::uint64_t(a[j]) & ((std::uint64_t(1) << (pos - lo)) - 1)) != 0;
+      }
+    } else {
+      TCR_EXACT_UNROLL_LIMBS
+      for (int j = 0; j < limbs; ++j) {
+        const int lo = 32 * j;
+        if (lo + 32 <= pos)
+          any = any || a[j] != 0;
+        else if (lo < pos)
+          any = any || (std::uint64_t(a[j]) & ((std::uint64_t(1) << (pos - lo)) - 1)) != 0;
+      }
     }
     return any;
   }
@@ -456,10 +480,11 @@ private:
       return round_digits<V, Rest>(magnitude_digits{m.limb, false, 0}, negative, p.flags, lo);
     } else {
       int low = limbs - 1; // the lowest nonzero limb below the top (a negative sum's magnitude)
-      TCR_EXACT_UNROLL_LIMBS
-      for (int k = limbs - 2; k >= 0; --k)
-        if (p.limb[k] != 0)
+      for (int k = 0; negative && k < limbs - 1; ++k)
+        if (p.limb[k] != 0) {
           low = k;
+          break;
+        }
       return round_digits<V, Rest>(magnitude_digits{p.limb, negative, low}, negative, p.flags, lo);
     }
   }
@@ -474,12 +499,23 @@ private:
     VB bits;
     int top = -1; // the highest nonzero limb of m
     std::uint64_t top_limb = 0;
-    TCR_EXACT_UNROLL_LIMBS
-    for (int k = 0; k < limbs; ++k) {
-      const std::int64_t d = mag[k];
-      if (d != 0) {
-        top = k;
-        top_limb = std::uint64_t(d);
+    if constexpr (unroll_limbs) {
+      TCR_EXACT_UNROLL_LIMBS
+      for (int k = 0; k < limbs; ++k) {
+        const std::int64_t d = mag[k];
+        if (d != 0) {
+          top = k;
+          top_limb = std::uint64_t(d);
+        }
+      }
+    } else {
+      for (int k = limbs - 1; k >= 0; --k) {
+        const std::int64_t d = mag[k];
+        if (d != 0) {
+          top = k;
+          top_limb = std::uint64_t(d);
+          break;
+        }
       }
     }
     if constexpr (Rest)
@@ -525,13 +561,14 @@ private:
         *lo = round_canonical<V, false>(r, nullptr);
       } else if constexpr (Rest) {
         int r_low = limbs - 1; // the lowest nonzero limb of m mod 2^sh (used where up)
-        TCR_EXACT_UNROLL_LIMBS
-        for (int k = limbs - 1; k >= 0; --k) {
+        for (int k = 0; up && 32 * k < sh; ++k) {
           const int k_lo = 32 * k;
           const std::int64_t mask =
               k_lo + 32 > sh ? (std::int64_t(1) << (sh - k_lo)) - 1 : 0xffffffffll;
-          if (k_lo < sh && (mag[k] & mask) != 0)
+          if ((mag[k] & mask) != 0) {
             r_low = k;
+            break;
+          }
         }
         const remainder_digits<Digits> rest{mag, sh, up, r_low};
         *lo = round_digits<V, false>(rest, negative != up, detail::exact_not_neg_zero, nullptr);

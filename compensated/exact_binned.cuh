@@ -171,12 +171,96 @@ TCR_HD void atomic_add_scaled(unsigned long long* s_limb, long long t, int pos) 
     limb_add(s_limb + (at < Limbs - 1 ? at : Limbs - 1), d);
   }
 }
+
+// What T 2^pos adds to limb `at` of Limbs carry-save limbs: atomic_add_scaled's piece there, the
+// pieces beyond the top limb folded into it, shifted (0 where no piece lands). For a thread
+// that owns a limb and sums the contributions of many totals with plain adds.
+template <int Limbs>
+TCR_HD long long limb_piece(long long t, int pos, int at) {
+  const int j = at - (pos >> 5);
+  const int s = pos & 31;
+  const unsigned long long lo = static_cast<unsigned long long>(t) << s;
+  const long long hi = s != 0 ? (t >> (64 - s)) : (t >> 63);
+  const long long piece[3] = {static_cast<long long>(lo & 0xffffffffull),
+                              static_cast<long long>(lo >> 32), hi};
+  long long d = 0;
+  TCR_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    const int to = (pos >> 5) + i;
+    if ((at < Limbs - 1 ? i == j : to >= Limbs - 1) && piece[i] != 0)
+      d += to <= Limbs - 1 ? piece[i] : piece[i] * (1ll << (32 * (to - (Limbs - 1))));
+  }
+  return d;
+}
+
+// Carry propagation of Limbs carry-save limbs held by the 32 lanes of a warp as segments of 32:
+// lane i holds v[j] = limb 32 j + i (0 beyond the top limb). Ends with the canonical digits
+// (exact_sum::canonicalise's, the same function of the sum) in the same places. Per segment:
+//   v = x + 2^32 c with x = v mod 2^32, c = floor(v / 2^32), |c| < 2^31 (the carry-save bound);
+//   lane i's c moves to lane i + 1 as y + 2^32 h, y = c mod 2^32 and h = -[c < 0] (|c| < 2^32),
+//   so the segment's value is X + Y - H 2^32 (digit vectors X, Y in [0, 2^32), H in {0, 1}):
+//   X + Y by a carry-lookahead over the lanes' ballots (a lane generates a carry, t >= 2^32, or
+//   propagates one, its digit 2^32 - 1, never both), then - H by a borrow-lookahead (a lane
+//   generates a borrow, digit < its H bit, or propagates one, digit = its H bit, never both).
+//   For generate bits g and propagate bits p with g & p = 0, the carries into the bits are
+//   ((g | p) + g) ^ (g | p) ^ g: the carry bits of the binary sum a + b with a = g | p, b = g.
+// The top limb takes its carries whole (signed, no digit); a segment's carries out of lane 31
+// (its c, its h, the lookaheads' carries out of bit 31) enter the next segment's lane 0, within
+// the bound of a carry (|sum| < 2^31 + 3). A collective of one whole warp.
+#if defined(__CUDACC__)
+template <int Limbs>
+__device__ __forceinline__ void canonicalise_warp(long long (&v)[(Limbs + 31) / 32]) {
+  constexpr unsigned full = 0xffffffffu;
+  constexpr long long M = 0xffffffffll;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  long long in = 0; // the previous segment's carries, into this segment's lane 0
+  TCR_UNROLL
+  for (int j = 0; j < (Limbs + 31) / 32; ++j) {
+    const int k = 32 * j + lane;
+    const bool digit = k < Limbs - 1; // a digit lane (not the top limb, not beyond it)
+    const bool top = k == Limbs - 1;
+    const long long w = v[j] + (lane == 0 ? in : 0);
+    const long long x = digit ? (w & M) : w;
+    const long long c = digit ? (w >> 32) : 0;
+    long long cp = __shfl_up_sync(full, c, 1); // lane i - 1's carry
+    if (lane == 0)
+      cp = 0;
+    const long long y = digit ? (cp & M) : cp;  // the top limb takes it whole
+    const bool h = digit && cp < 0;             // -2^32 of cp, one limb up
+    const unsigned hm = __ballot_sync(full, h); // bit i: lane i's h (belongs to lane i + 1)
+    const unsigned hb = hm << 1;                // bit i: the H digit of lane i
+    // X + Y.
+    const long long t = x + y;
+    const long long s0 = digit ? (t & M) : t;
+    const unsigned ga = __ballot_sync(full, digit && t > M);
+    const unsigned pa = __ballot_sync(full, digit && s0 == M);
+    const unsigned long long suma = static_cast<unsigned long long>(ga | pa) + ga;
+    const unsigned ca = static_cast<unsigned>(suma) ^ (ga | pa) ^ ga; // carries into the lanes
+    const long long s1 = digit ? ((s0 + ((ca >> lane) & 1)) & M) : s0 + ((ca >> lane) & 1);
+    // - H.
+    const long long hd = (hb >> lane) & 1;
+    const unsigned gb = __ballot_sync(full, digit && s1 < hd);
+    const unsigned pb = __ballot_sync(full, digit && s1 == hd);
+    const unsigned long long sumb = static_cast<unsigned long long>(gb | pb) + gb;
+    const unsigned cb = static_cast<unsigned>(sumb) ^ (gb | pb) ^ gb; // borrows into the lanes
+    const long long s2 = s1 - hd - ((cb >> lane) & 1);
+    v[j] = digit ? (s2 & M) : (top || k < Limbs ? s2 : 0);
+    // Into the next segment: lane 31's c and h, the carry and the borrow out of bit 31.
+    const long long c31 = __shfl_sync(full, c, 31);
+    in = c31 - static_cast<long long>(hm >> 31) + static_cast<long long>(suma >> 32) -
+         static_cast<long long>(sumb >> 32);
+  }
+}
+#endif
 } // namespace detail
 
 #if defined(__CUDACC__)
 namespace detail {
 // The block-level combine of the binned accumulators (exact integer arithmetic throughout, so
-// the order of the atomics does not matter: the same bits whatever it is).
+// the order of the adds and atomics does not matter: the same bits whatever it is). Where many
+// threads would add to one 64-bit shared word (sm_90 has no 64-bit shared atomic add: atomicAdd
+// there is a compare-and-swap loop, ATOMS.CAST.SPIN.64, which contention serialises), the warp
+// sums first (shuffles) or each word gets one owner that adds with plain loads and stores.
 //
 // A bin value v of bin b is an integer multiple of the bin's spacing g_b = 2^(L + pos_b) (L the
 // partial's last bit) below 2^53 g_b in magnitude (the bin bounds), so its digit v / g_b is an
@@ -206,6 +290,16 @@ __device__ __forceinline__ long long warp_sum64(long long v) {
   return v;
 }
 
+// The maximum over a warp's lanes (every lane gets it).
+__device__ __forceinline__ int warp_max(int v) {
+  TCR_UNROLL
+  for (int d = 16; d >= 1; d /= 2) {
+    const int o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+
 // A block's exact_partial<T> in shared memory, as raw storage (a __shared__ variable takes no
 // initialiser: its users zero it with zero_partial). Tag separates the partials of different
 // users in one kernel. Its limbs take carry-save adds by shared atomics (as unsigned long long:
@@ -225,64 +319,97 @@ __device__ unsigned long long* limbs_of(exact_partial<T>& p) {
 template <int Threads, class T>
 __device__ void zero_partial(exact_partial<T>& s) {
   static_assert(sizeof(exact_partial<T>) % 8 == 0, "exact_partial: whole 8-byte words");
+  constexpr int words = int(sizeof(exact_partial<T>) / 8);
   unsigned long long* w = reinterpret_cast<unsigned long long*>(&s);
-  for (int k = threadIdx.x; k < int(sizeof(exact_partial<T>) / 8); k += Threads)
-    w[k] = 0;
+  if constexpr (words <= Threads) {
+    if (int(threadIdx.x) < words) // one store per thread: no loop to compile
+      w[threadIdx.x] = 0;
+  } else {
+    for (int k = threadIdx.x; k < words; k += Threads)
+      w[k] = 0;
+  }
 }
 
+// The limbs of a partial as the lanes of one warp hold them for canonicalise_warp: lane i has
+// limb 32 j + i in v[j] (0 beyond the top limb).
+template <class T>
+using warp_limbs = long long[(exact_partial<T>::limbs + 31) / 32];
+
 // The block's carry-save partial s (all its adds done and behind a barrier) made canonical in
-// place, by thread 0, then a barrier: every thread may read it after. No thread copies it (a
-// copy of double's 66 limbs would take 132 registers or a local frame).
+// place, by warp 0 (canonicalise_warp: the digits of exact_sum::canonicalise), then a barrier:
+// every thread may read it after. No thread holds it whole (a copy of double's 66 limbs would
+// take 132 registers or a local frame); a lane holds at most 3 limbs.
 template <class T>
 __device__ const exact_partial<T>& canonical_in_place(exact_partial<T>& s) {
-  if (threadIdx.x == 0)
-    exact_sum<T>::canonicalise(s);
+  constexpr int L = exact_partial<T>::limbs;
+  if (threadIdx.x < 32) {
+    warp_limbs<T> v;
+    TCR_UNROLL
+    for (int j = 0; j < (L + 31) / 32; ++j)
+      v[j] = 32 * j + int(threadIdx.x) < L ? s.limb[32 * j + threadIdx.x] : 0;
+    canonicalise_warp<L>(v);
+    TCR_UNROLL
+    for (int j = 0; j < (L + 31) / 32; ++j)
+      if (32 * j + int(threadIdx.x) < L)
+        s.limb[32 * j + threadIdx.x] = v[j];
+  }
   __syncthreads();
   return s;
 }
 
+// The flags word of a partial in shared memory, written whole (with its padding: the partial is
+// copied out whole) by one thread.
+template <class T>
+__device__ void store_flags_word(exact_partial<T>& s, std::uint32_t flags) {
+  static_assert(sizeof(exact_partial<T>) == 8 * (exact_partial<T>::limbs + 1),
+                "exact_partial: the flags and their padding are the last 8-byte word");
+  reinterpret_cast<unsigned long long*>(&s)[exact_partial<T>::limbs] = flags;
+}
+
 // The merge of count canonical partials g[0 .. count) (written by other blocks of this grid:
 // read from L2), a collective of the block's Threads threads; the result, canonical, in shared
-// memory, read by every thread. Each thread adds its partials limb by limb (carry-save: 8
-// canonical partials per thread at most for 2048 blocks), the warp sums them, lane 0 adds them
-// into the shared limbs by atomics.
+// memory, read by every thread. Warp w sums limbs w, w + warps, ...: each lane adds those limbs of
+// partials lane, lane + 32, ... (carry-save: at most 64 canonical digits, below 2^38), the warp
+// sums them (below 2^43) and lane 0 stores the limb: every limb has one writer, no atomics. Warp
+// 0 also ORs the flags. Then warp 0 propagates the carries (canonical_in_place).
 template <class T, int Threads>
 __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
   struct merged;
   constexpr int L = exact_partial<T>::limbs;
+  constexpr int warps = Threads / 32;
   exact_partial<T>& s = shared_partial<merged, T>();
-  unsigned long long* s_limb = limbs_of(s);
-  zero_partial<Threads>(s);
-  __syncthreads();
-  // Limbs in chunks of 8 in registers (the 66 of a double partial all at once would cap the
-  // kernel's occupancy); a chunk re-reads the partials from L2.
-  constexpr int chunk = L <= 24 ? L : 8;
-  std::uint32_t flags = 0;
-#pragma unroll 1
-  for (int k0 = 0; k0 < L; k0 += chunk) {
-    long long limb[chunk] = {};
-    for (int i = threadIdx.x; i < count; i += Threads) {
-      const long long* w = reinterpret_cast<const long long*>(g + i);
-      TCR_UNROLL
-      for (int k = 0; k < chunk; ++k)
-        if (k0 + k < L)
-          limb[k] += __ldcg(w + k0 + k);
-      if (k0 == 0)
-        flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
-    }
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  constexpr int per_warp = (L + warps - 1) / warps; // limbs k = warp + r warps
+  long long limb[per_warp] = {};
+  for (int i = lane; i < count; i += 32) {
+    const long long* w = reinterpret_cast<const long long*>(g + i);
     TCR_UNROLL
-    for (int k = 0; k < chunk; ++k) {
-      const long long sum = warp_sum64(limb[k]);
-      if ((threadIdx.x & 31) == 0 && sum != 0 && k0 + k < L)
-        atomicAdd(s_limb + k0 + k, static_cast<unsigned long long>(sum));
-    }
+    for (int r = 0; r < per_warp; ++r)
+      if (warp + r * warps < L)
+        limb[r] += __ldcg(w + warp + r * warps);
   }
-  flags = warp_or(flags);
-  if ((threadIdx.x & 31) == 0 && flags != 0)
-    atomicOr(&s.flags, flags);
+  TCR_UNROLL
+  for (int r = 0; r < per_warp; ++r) {
+    const long long t = warp_sum64(limb[r]);
+    if (lane == 0 && warp + r * warps < L)
+      s.limb[warp + r * warps] = t;
+  }
+  if (warp == 0) {
+    std::uint32_t flags = 0;
+    for (int i = lane; i < count; i += 32)
+      flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
+    flags = warp_or(flags);
+    if (lane == 0)
+      store_flags_word(s, flags);
+  }
   __syncthreads();
   return canonical_in_place(s);
 }
+
+// Whether the calling lanes are the whole warp (an opportunistic test: lanes that happen to run
+// together; a false answer only costs the slower per-lane path).
+__device__ __forceinline__ bool whole_warp() { return __activemask() == 0xffffffffu; }
 } // namespace detail
 #endif
 
@@ -306,13 +433,16 @@ struct binned_block {
   // The block's carry-save partial (shared memory).
   __device__ static exact_partial<T>& block_sum() { return shared_partial<Tag, T>(); }
   __device__ static unsigned long long* limb_array() { return limbs_of(block_sum()); }
+  // The bin totals (one bin: the warps' totals of it).
+  static constexpr int warps = Threads / 32;
+  static constexpr int totals = Bins > 1 ? Bins : warps;
   __device__ static long long* total_array() {
-    __shared__ long long s_total[Bins];
+    __shared__ long long s_total[totals];
     return s_total;
   }
   __device__ static std::uint32_t* flags_word() { return &block_sum().flags; }
 
-  // Empty bins (-0 each), zero limbs, totals and flags; a barrier (a collective of the block).
+  // Empty bins (-0 each), zero limbs and flags; a barrier (a collective of the block).
   __device__ static void prepare(bool shared_bins) {
     if (shared_bins) {
       double* b = bins_of_thread();
@@ -321,9 +451,20 @@ struct binned_block {
         b[k * Threads] = -0.0;
     }
     zero_partial<Threads>(block_sum());
-    for (int k = threadIdx.x; k < Bins; k += Threads)
-      total_array()[k] = 0;
     __syncthreads();
+  }
+
+  // A digit d of spacing 2^g into the block's limbs; where the whole warp runs this together
+  // (whole_warp(), with the same g in every lane), the warp's sum of the digits by lane 0 (each
+  // digit below 2^53, the sum below 2^58): one set of atomics per warp, not 32 contending ones.
+  __device__ static void add_digit(long long d, int g, bool together) {
+    if (together) {
+      d = warp_sum64(d);
+      if ((threadIdx.x & 31) != 0)
+        return;
+    }
+    if (d != 0)
+      atomic_add_scaled<limbs>(limb_array(), d, g - L);
   }
 
   // This thread's bins (or its one register bin `one`) into the block's limbs, digit by digit,
@@ -332,67 +473,79 @@ struct binned_block {
   template <class Spacing>
   __device__ static __noinline__ void spill(bool shared_bins, double one) {
     std::uint32_t flags = 0;
+    const bool together = whole_warp(); // the bins' spacings are the same in every lane
     if (shared_bins) {
       double* b = bins_of_thread();
 #pragma unroll 1
       for (int k = 0; k < Bins; ++k) {
-        const long long d = bin_digit(b[k * Threads], Spacing::exponent(k), flags);
-        if (d != 0)
-          atomic_add_scaled<limbs>(limb_array(), d, Spacing::exponent(k) - L);
+        add_digit(bin_digit(b[k * Threads], Spacing::exponent(k), flags), Spacing::exponent(k),
+                  together);
         b[k * Threads] = -0.0;
       }
     } else {
-      const long long d = bin_digit(one, Spacing::exponent(0), flags);
-      if (d != 0)
-        atomic_add_scaled<limbs>(limb_array(), d, Spacing::exponent(0) - L);
+      add_digit(bin_digit(one, Spacing::exponent(0), flags), Spacing::exponent(0), together);
     }
     if (flags != 0)
       atomicOr(flags_word(), flags);
   }
 
   // The block's partial (a collective; the result, canonical, in shared memory, read by every
-  // thread until the block's next prepare): every thread's bins summed bin by bin as integer
-  // digits, groups of 16 threads a bin (skewed reads: fewer bank conflicts), by shared atomics
-  // (or, for one register bin, a warp sum), then the bin totals into the limbs.
+  // thread until the block's next prepare). Warp w sums bins w, w + warps, ... over the block's
+  // threads as integer digits (lane i: threads i, i + 32, ...; consecutive doubles, no bank
+  // conflicts; below 2^61 for 256 threads) and stores each total (one bin: every warp its sum
+  // of it); then warp 0 adds every total's pieces to the limbs it holds (limb_piece: each limb
+  // one owner, plain adds) and propagates the carries (canonicalise_warp). No 64-bit atomics.
   template <class Spacing>
   __device__ static const exact_partial<T>& partial(bool shared_bins, double one) {
     __syncthreads(); // every thread's bins and spills are in
     std::uint32_t flags = 0;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int warp = static_cast<int>(threadIdx.x >> 5);
     if (shared_bins) {
-      constexpr int group = 16;
-      constexpr int groups = Threads / group;
-      static_assert(Threads % group == 0, "tcr: binned accumulators: groups of 16 threads");
       const double* all = bins_of_thread() - threadIdx.x;
-      for (int i = threadIdx.x; i < Bins * groups; i += Threads) {
-        const int b = i / groups;
-        const int c = i % groups;
-        const double* row = all + b * Threads + c * group;
+#pragma unroll 1
+      for (int b = warp; b < Bins; b += warps) {
         const int g = Spacing::exponent(b);
         long long sum = 0;
         TCR_UNROLL
-        for (int j = 0; j < group; ++j)
-          sum += bin_digit(row[(j + c) % group], g, flags);
-        if (sum != 0)
-          atomicAdd(reinterpret_cast<unsigned long long*>(total_array() + b),
-                    static_cast<unsigned long long>(sum));
+        for (int j = 0; j < Threads / 32; ++j)
+          sum += bin_digit(all[b * Threads + lane + 32 * j], g, flags);
+        sum = warp_sum64(sum);
+        if (lane == 0)
+          total_array()[b] = sum;
       }
     } else {
       const long long sum = warp_sum64(bin_digit(one, Spacing::exponent(0), flags));
-      if ((threadIdx.x & 31) == 0 && sum != 0)
-        atomicAdd(reinterpret_cast<unsigned long long*>(total_array()),
-                  static_cast<unsigned long long>(sum));
+      if (lane == 0)
+        total_array()[warp] = sum;
     }
     flags = warp_or(flags);
-    if ((threadIdx.x & 31) == 0 && flags != 0)
+    if (lane == 0 && flags != 0)
       atomicOr(flags_word(), flags);
     __syncthreads();
-    for (int b = threadIdx.x; b < Bins; b += Threads) {
-      const long long t = total_array()[b];
-      if (t != 0)
-        atomic_add_scaled<limbs>(limb_array(), t, Spacing::exponent(b) - L);
+    exact_partial<T>& s = block_sum();
+    if (warp == 0) {
+      warp_limbs<T> v;
+      TCR_UNROLL
+      for (int j = 0; j < (limbs + 31) / 32; ++j) {
+        const int k = 32 * j + lane;
+        long long d = k < limbs ? s.limb[k] : 0;
+#pragma unroll 1
+        for (int b = 0; b < totals; ++b) {
+          const long long t = total_array()[b]; // the same in every lane: a uniform branch
+          if (t != 0)
+            d += limb_piece<limbs>(t, Spacing::exponent(Bins > 1 ? b : 0) - L, k);
+        }
+        v[j] = k < limbs ? d : 0;
+      }
+      canonicalise_warp<limbs>(v);
+      TCR_UNROLL
+      for (int j = 0; j < (limbs + 31) / 32; ++j)
+        if (32 * j + lane < limbs)
+          s.limb[32 * j + lane] = v[j];
     }
     __syncthreads();
-    return canonical_in_place(block_sum());
+    return s;
   }
 };
 } // namespace detail
@@ -512,9 +665,13 @@ struct binned_exact_sum {
 //
 // Window. All 128 rows would take 1 KB of shared memory per thread; a thread keeps a window of 8
 // rows (128 exponents: data of a dynamic range up to 2^128 stays in it), base .. base + 7,
-// chosen from its first input (its hi's row - 3, clamped to 1 .. 119 so that row 0, whose
-// subnormal pieces break the ratio, and rows 127 (Inf, NaN, sums that could overflow) never
-// enter the window). A piece outside the window goes to the block's limbs at once, exactly, as
+// chosen from the first input of the lowest lane of the warp that runs its first add together
+// (that input's row - 3, clamped to 1 .. 119 so that row 0, whose subnormal pieces break the
+// ratio, and rows 127 (Inf, NaN, sums that could overflow) never enter the window), so that a
+// warp's lanes share their window and its spills sum across the warp. Any window gives the same
+// exact sum: the choice only decides which pieces take the slow path below. Zero pieces are -0
+// (split's lo where it vanishes; hi only for a -0 input) or +0 (hi of a +0 input): -0 is
+// skipped, since it adds nothing and keeps the zero sign; +0 takes the slow path (its flag). A piece outside the window goes to the block's limbs at once, exactly, as
 // the digit p / 2^(E - 1023 - 26) for a normal piece (E its biased exponent; below 2^27) and
 // p / 2^-1074 for a subnormal one (E = 0; a multiple of 2^-1074 below 2^-1022: below 2^52) at
 // its position (detail::atomic_add_scaled): slow, but any data is summed exactly. Every 2^11
@@ -592,21 +749,20 @@ struct binned_exact_sum_f64 {
       pieces = 0;
     }
     pieces += std::uint32_t(2 * N);
+    if (base < 0)
+      base = warp_first_row(x[0]);
     double* b = block::bins_of_thread();
     TCR_UNROLL
     for (int i = 0; i < N; ++i) {
       double hi, lo;
       split(x[i], hi, lo);
-      if (base < 0)
-        base = first_row(biased_exponent(x[i]));
       add_piece(b, hi);
       add_piece(b, lo);
     }
   }
 
   __device__ const partial_type& block_partial() const {
-    if (base >= 0)
-      spill_window(base);
+    spill_window(base); // every thread: a warp's spill is a collective where it can be
     __syncthreads();
     return detail::canonical_in_place(block::block_sum());
   }
@@ -629,15 +785,29 @@ struct binned_exact_sum_f64 {
 
 private:
 #if defined(__CUDACC__)
+  // The window of the lanes that run this together: first_row of the first input of the lowest
+  // of them, so that a warp's lanes share one window (their spills then sum across the warp).
+  // Any window gives the same exact sum; this one only decides which pieces take the slow path.
+  __device__ static int warp_first_row(double x) {
+    const unsigned mask = __activemask();
+    const int leader = __ffs(static_cast<int>(mask)) - 1;
+    return first_row(__shfl_sync(mask, biased_exponent(x), leader));
+  }
   __device__ void add_piece(double* b, double p) const {
     const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
     unsigned k;
     if (in_window(e, base, k))
       b[k * Threads] += p;
-    else
+    else if (!is_negative_zero(p))
       add_outside(p, e);
   }
-  // A piece outside the window (or subnormal, or Inf / NaN) into the block's limbs, exactly.
+  // -0 adds nothing and leaves the zero sign alone (header comment), so it is skipped: every lo
+  // of a double with at most 26 significant bits (a float widened, for one) is -0.
+  __device__ static bool is_negative_zero(double p) {
+    return __double_as_longlong(p) == static_cast<long long>(detail::negative_zero_bits);
+  }
+  // A piece outside the window (or subnormal, or Inf / NaN, or +0) into the block's limbs,
+  // exactly.
   __device__ static __noinline__ void add_outside(double p, int e) {
     std::uint32_t flags = 0;
     const int g = piece_spacing_exponent(e);
@@ -647,19 +817,35 @@ private:
     if (flags != 0)
       atomicOr(block::flags_word(), flags);
   }
-  // The window's rows into the block's limbs (digits), and cleared.
+  // The window's rows into the block's limbs (digits), and cleared. A lane without a window
+  // (first_row < 0: it has added nothing, its rows are -0) takes part with zero digits. Where
+  // the whole warp runs this together and every window is the same, the warp sums each row's
+  // digits (each below 2^53, the sum below 2^58) and lane 0 adds them: one set of atomics per
+  // warp; else each lane adds its own.
   __device__ static __noinline__ void spill_window(int first_row) {
-    if (first_row < 0)
-      return;
     std::uint32_t flags = 0;
     double* b = block::bins_of_thread();
+    bool together = detail::whole_warp();
+    int row0 = first_row;
+    if (together) {
+      const int top = detail::warp_max(first_row);
+      together = __all_sync(0xffffffffu, first_row < 0 || first_row == top);
+      row0 = together ? top : first_row;
+    }
+    if (row0 < 0)
+      return; // no lane of this warp (or this lane, alone) has a window
 #pragma unroll 1
     for (int k = 0; k < window; ++k) {
-      const int g = spacing_exponent(first_row + k);
-      const long long d = detail::bin_digit_wide(b[k * Threads], g, flags);
+      const int g = spacing_exponent(row0 + k);
+      long long d = detail::bin_digit_wide(b[k * Threads], g, flags);
+      b[k * Threads] = -0.0;
+      if (together) {
+        d = detail::warp_sum64(d);
+        if ((threadIdx.x & 31) != 0)
+          continue;
+      }
       if (d != 0)
         detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
-      b[k * Threads] = -0.0;
     }
     if (flags != 0)
       atomicOr(block::flags_word(), flags);

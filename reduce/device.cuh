@@ -498,15 +498,24 @@ struct exact_threads_of : std::integral_constant<int, 256> {};
 template <class A>
 struct exact_threads_of<A, std::void_t<decltype(A::threads)>>
     : std::integral_constant<int, A::threads> {};
+// Up to 64 KB (32 KB for Nrm2's blocks of 128 threads; Dot: 16 KB) run as one block whose
+// threads have all their vectors in flight at once (16; f64: 8, two rounds, half the code), so
+// that no grid protocol (the partials' stores, the arrival atomic, the last block's merge: three
+// dependent L2 round trips and a second block-level combine) follows the loads; the bins' shared
+// memory caps the block at the accumulator's thread count, so the block's reach grows by the
+// unroll instead.
 template <op_kind Op, class R>
 struct exact_plan {
   static constexpr int threads = exact_threads_of<typename R::accumulator>::value;
+  static constexpr bool one_block_unrolled = !R::binary;
   static constexpr launch_plan value = {threads,
                                         std::is_same_v<typename R::x_type, double> ? 2 : 4,
                                         threads,
-                                        64,
+                                        one_block_unrolled ? 256 : 64,
                                         std::int64_t(1) << 15,
-                                        4,
+                                        !one_block_unrolled                          ? 4
+                                        : std::is_same_v<typename R::x_type, double> ? 8
+                                                                                     : 16,
                                         std::numeric_limits<std::int64_t>::max()};
 };
 

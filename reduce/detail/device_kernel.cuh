@@ -59,7 +59,7 @@ template <class A>
 struct has_prepare<A, std::void_t<decltype(std::declval<A&>().prepare())>> : std::true_type {};
 
 // Accumulators that combine a whole block themselves (the binned exact accumulators: integer
-// digits summed by shared atomics, cheaper than a tree of their partials) offer the collectives
+// digits summed by warps and shared adds, cheaper than a tree of their partials) offer the collectives
 // block_partial() and merge_partials(g, count), each returning a reference to its result in
 // shared memory, read by every thread: the kernel copies a partial out with all its threads
 // (store_by_block) and never holds one in registers (double's exact partial is 536 bytes).

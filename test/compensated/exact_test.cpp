@@ -61,9 +61,13 @@ std::vector<double> as_double(const std::vector<T>& x) {
 // `threads` threads take the inputs strided, each cuts them into pieces, keeps a window of rows
 // chosen from its first input and sends the pieces outside it straight to the block's limbs,
 // spills its window every max_pieces pieces and at the end; the block's partial is then made
-// canonical. Everything but the loop is the accumulator's own TCR_HD code (split, rows,
-// spacings, digits, limb pieces), so that its arithmetic is tested without a GPU.
-tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int threads) {
+// canonical. -0 pieces are skipped, as the kernel skips them. `warp_window`: each thread takes
+// the window of the first input of the lowest thread of its group of 32 (the kernel's choice
+// when a warp runs together), else its own first input's. Everything but the loop is the
+// accumulator's own TCR_HD code (split, rows, spacings, digits, limb pieces), so that its
+// arithmetic is tested without a GPU.
+tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int threads,
+                                              bool warp_window = false) {
   using A = tcr::binned_exact_sum_f64<256>;
   constexpr int limbs = tcr::exact_partial<double>::limbs;
   tcr::exact_partial<double> p;
@@ -95,9 +99,13 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
       pieces += 2;
       double piece[2];
       A::split(x[i], piece[0], piece[1]);
-      if (base < 0)
-        base = A::first_row(A::biased_exponent(x[i]));
+      if (base < 0) {
+        const std::size_t leader = warp_window ? std::size_t(t & ~31) : std::size_t(t);
+        base = A::first_row(A::biased_exponent(x[leader < x.size() ? leader : i]));
+      }
       for (double v : piece) {
+        if (bits_of(v) == 0x8000000000000000ull)
+          continue; // -0: nothing to add, and the zero sign stays (the kernel skips it too)
         const int e = A::biased_exponent(v);
         unsigned k;
         if (A::in_window(e, base, k))
@@ -119,6 +127,9 @@ void check_binned_f64(const std::vector<double>& x, int threads) {
   INFO("binned f64 model, n = ", x.size(), ", threads = ", threads);
   const auto p = binned_f64_partial(x, threads);
   const auto q = sum_of(x).partial();
+  const auto pw = binned_f64_partial(x, threads, true);
+  CHECK(std::memcmp(pw.limb, q.limb, sizeof pw.limb) == 0);
+  CHECK(pw.flags == q.flags);
   CHECK(std::memcmp(p.limb, q.limb, sizeof p.limb) == 0);
   CHECK(p.flags == q.flags);
   CHECK(bits_of(tcr::exact_finish<double>(p)) == bits_of(tcr::exact_finish<double>(q)));
@@ -299,6 +310,70 @@ TEST_CASE("binned_exact_sum_f64 (host model): subnormals and the bottom of the r
   check_binned_f64(t, 1);
 }
 
+// The kernel skips -0 pieces: a zero lo is always -0 (never +0), for every kind of double,
+// and the lo of a double whose low 27 fraction bits are clear (a float widened) is -0. Float-valued doubles, zeros,
+// integers, subnormals, Inf and NaN.
+TEST_CASE("binned_exact_sum_f64: zero low pieces are -0") {
+  using A = tcr::binned_exact_sum_f64<256>;
+  rng64 rng(17);
+  std::vector<double> x = {0.0, -0.0, 1.0, -1.0, 3.0, std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::denorm_min(),
+                           -std::numeric_limits<double>::min()};
+  for (int i = 0; i < 20000; ++i) {
+    const float f = static_cast<float>(std::ldexp(rng.symmetric(), int(rng.integer(-150, 128))));
+    x.push_back(f);
+    x.push_back(std::ldexp(double(rng.integer(-(1 << 26), 1 << 26)), int(rng.integer(-1100, 990))));
+    x.push_back(std::ldexp(rng.symmetric(), int(rng.integer(-1074, 1023))));
+  }
+  int bad = 0;
+  for (double v : x) {
+    double hi, lo;
+    A::split(v, hi, lo);
+    // The low 27 fraction bits clear (a float widened, an integer below 2^26, a zero).
+    const bool narrow = std::isfinite(v) && (bits_of(v) & 0x7ffffffull) == 0;
+    if (lo == 0 && bits_of(lo) != 0x8000000000000000ull)
+      ++bad; // a +0 lo would carry the zero sign
+    if (narrow && bits_of(lo) != 0x8000000000000000ull)
+      ++bad;
+  }
+  CHECK(bad == 0);
+  // Sums of float-valued doubles: every lo skipped.
+  std::vector<double> f;
+  for (int i = 0; i < 6000; ++i)
+    f.push_back(static_cast<float>(std::ldexp(rng.symmetric(), int(rng.integer(-149, 120)))));
+  check_binned_f64(f, 256);
+  f.push_back(-0.0);
+  f.insert(f.begin(), 0.0);
+  check_binned_f64(f, 32);
+}
+
+// limb_piece over every limb adds what atomic_add_scaled adds (T 2^pos, the pieces beyond the
+// top folded into it), for totals of either sign up to 2^62 at every position, the top included.
+TEST_CASE("limb_piece: the pieces of atomic_add_scaled, limb by limb") {
+  rng64 rng(23);
+  int bad = 0;
+  const auto check = [&](auto limbs_c, int max_pos) {
+    constexpr int L = decltype(limbs_c)::value;
+    for (int rep = 0; rep < 4000; ++rep) {
+      const int pos = int(rng.integer(0, max_pos));
+      const int bits = int(rng.integer(0, 62));
+      long long t = static_cast<long long>(rng.integer(0, (std::int64_t(1) << bits) - 1));
+      if (rng.coin())
+        t = -t;
+      unsigned long long a[L] = {};
+      tcr::detail::atomic_add_scaled<L>(a, t, pos);
+      for (int k = 0; k < L; ++k)
+        bad += static_cast<long long>(a[k]) != tcr::detail::limb_piece<L>(t, pos, k);
+    }
+  };
+  check(std::integral_constant<int, tcr::exact_partial<float>::limbs>{}, 239);
+  check(std::integral_constant<int, tcr::exact_partial<tcr::float_products>::limbs>{}, 16 * 34 + 1);
+  check(std::integral_constant<int, tcr::exact_partial<double>::limbs>{}, 2045);
+  CHECK(bad == 0);
+}
+
 TEST_CASE("binned_exact_sum_f64 (host model): ordinary, ill-conditioned and special data") {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     INFO("seed = ", seed);
@@ -320,6 +395,27 @@ TEST_CASE("binned_exact_sum_f64 (host model): ordinary, ill-conditioned and spec
   REQUIRE(std::isnan(nan_low));
   check_binned_f64({1.0, nan_low, 2.0}, 32);
   CHECK(std::isnan(tcr::exact_finish<double>(binned_f64_partial({1.0, nan_low}, 32))));
+}
+
+// Few terms far apart with either sign (results whose digits are long runs of 0 or 2^32 - 1,
+// negative sums whose magnitude's lowest nonzero limb is far below or just below the rounding
+// point, remainders far below it): the long state's rounding scans stop early, and must stop
+// where the full loops would have found the same limb.
+TEST_CASE("exact_sum<double>: sparse sums, every sign, the rounding scans") {
+  rng64 rng(29);
+  for (int rep = 0; rep < 3000; ++rep) {
+    std::vector<double> x;
+    const int terms = int(rng.integer(1, 5));
+    for (int t = 0; t < terms; ++t) {
+      double v = std::ldexp(1 + (rng.coin() ? 0.0 : rng.uniform()), int(rng.integer(-1074, 1000)));
+      if (rng.coin())
+        v = -v;
+      x.push_back(v);
+      if (rng.integer(0, 3) == 0)
+        x.push_back(-v * (1 + std::ldexp(double(rng.integer(-4, 4)), -52)));
+    }
+    check_exact(x);
+  }
 }
 
 TEST_CASE_TEMPLATE("exact_sum: ties round to even", T, float, double) {

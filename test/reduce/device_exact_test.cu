@@ -11,6 +11,7 @@
 #include <cfloat>
 #include <numeric>
 #include <tcr/compensated/exact.cuh>
+#include <tcr/compensated/exact_binned.cuh>
 #include "reduce/device_test_util.hpp"
 #include "reduce/exact_check.hpp"
 
@@ -93,6 +94,98 @@ void check_type_sizes(std::uint64_t seed) {
       check_rounded<Out>(o, narrow, n % 3);
     }
   }
+}
+
+// One warp per state: canonicalise_warp on states[blockIdx.x], in place.
+template <class T>
+__global__ void canonicalise_warp_kernel(tcr::exact_partial<T>* states) {
+  constexpr int L = tcr::exact_partial<T>::limbs;
+  tcr::detail::warp_limbs<T> v;
+  tcr::exact_partial<T>& s = states[blockIdx.x];
+  for (int j = 0; j < (L + 31) / 32; ++j)
+    v[j] = 32 * j + int(threadIdx.x) < L ? s.limb[32 * j + threadIdx.x] : 0;
+  tcr::detail::canonicalise_warp<L>(v);
+  for (int j = 0; j < (L + 31) / 32; ++j)
+    if (32 * j + int(threadIdx.x) < L)
+      s.limb[32 * j + threadIdx.x] = v[j];
+}
+
+// Carry-save states that stress carry propagation: random limbs up to the carry-save bound, runs
+// of 2^32 - 1 and of 0 digits with a carry or a borrow entering at the bottom, small negative
+// sums (borrows through every limb), limbs of -2^32 .. 2^32, and the top limb of any sign.
+template <class T>
+std::vector<tcr::exact_partial<T>> carry_states(std::uint64_t seed) {
+  constexpr int L = tcr::exact_partial<T>::limbs;
+  constexpr long long M = 0xffffffffll;
+  rng64 rng(seed);
+  std::vector<tcr::exact_partial<T>> v;
+  for (int kind = 0; kind < 8; ++kind) {
+    for (int rep = 0; rep < 64; ++rep) {
+      tcr::exact_partial<T> p;
+      const int at = static_cast<int>(rng.integer(0, L - 1));
+      for (int k = 0; k < L; ++k) {
+        long long d = 0;
+        switch (kind) {
+        case 0: // anywhere in the bound
+          d = static_cast<long long>(rng.integer(-(std::int64_t(1) << 62), std::int64_t(1) << 62));
+          break;
+        case 1: // 2^32 - 1 digits and a carry in at `at`
+          d = k < at ? static_cast<long long>(rng.integer(0, M)) : M;
+          if (k == at)
+            d = M + static_cast<long long>(rng.integer(1, 3));
+          break;
+        case 2: // zero digits and a borrow in at `at`
+          d = k < at ? static_cast<long long>(rng.integer(0, M)) : 0;
+          if (k == at)
+            d = -static_cast<long long>(rng.integer(1, 3));
+          break;
+        case 3: // a small negative sum: every digit above `at` becomes 2^32 - 1
+          d = k == at ? -static_cast<long long>(rng.integer(1, M)) : 0;
+          break;
+        case 4: // digits near 0 and 2^32 - 1 mixed with small signed carries
+          d = (rng.coin() ? M : 0) + static_cast<long long>(rng.integer(-2, 2));
+          break;
+        case 5: // limbs in (-2^32, 2^32)
+          d = static_cast<long long>(rng.integer(-M, M));
+          break;
+        case 6: // alternating runs of 2^32 - 1 and 0 with carries and borrows at run ends
+          d = ((k / 3) % 2 ? M : 0) + (k % 3 == 0 ? static_cast<long long>(rng.integer(-1, 1)) : 0);
+          break;
+        default: // canonical already, any top
+          d = static_cast<long long>(rng.integer(0, M));
+          break;
+        }
+        p.limb[k] = d;
+      }
+      p.limb[L - 1] = static_cast<long long>(rng.integer(-(std::int64_t(1) << 40), std::int64_t(1) << 40));
+      if (kind == 3 || kind == 2)
+        p.limb[L - 1] = static_cast<long long>(rng.integer(-2, 2));
+      v.push_back(p);
+    }
+  }
+  return v;
+}
+
+// canonicalise_warp gives exact_sum::canonicalise's digits.
+template <class T>
+void check_canonicalise_warp(std::uint64_t seed) {
+  INFO("limbs ", tcr::exact_partial<T>::limbs, ", seed ", seed);
+  const auto states = carry_states<T>(seed);
+  device_buffer<tcr::exact_partial<T>> d(states.size());
+  TCR_CHECK_CUDA(cudaMemcpy(d.get(), states.data(), states.size() * sizeof(states[0]),
+                            cudaMemcpyHostToDevice));
+  canonicalise_warp_kernel<T><<<static_cast<unsigned>(states.size()), 32>>>(d.get());
+  TCR_CHECK_CUDA(cudaGetLastError());
+  std::vector<tcr::exact_partial<T>> got(states.size());
+  TCR_CHECK_CUDA(cudaMemcpy(got.data(), d.get(), got.size() * sizeof(got[0]),
+                            cudaMemcpyDeviceToHost));
+  int wrong = 0;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    tcr::exact_partial<T> want = states[i];
+    tcr::exact_sum<T>::canonicalise(want);
+    wrong += std::memcmp(want.limb, got[i].limb, sizeof want.limb) != 0;
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_SUITE("gpu") {
@@ -301,6 +394,39 @@ TEST_SUITE("gpu") {
     CHECK(is_round_to_nearest(rf, exact_of(op::sum, f.d)));
     CHECK(is_round_to_nearest(rh, exact_of(op::asum, h.d)));
     CHECK(is_round_to_nearest(rb, exact_of(op::sum, b.d)));
+  }
+
+  TEST_CASE("exact modes: warp-parallel carry propagation") {
+    check_canonicalise_warp<float>(71);
+    check_canonicalise_warp<tcr::float_products>(72);
+    check_canonicalise_warp<double>(73);
+  }
+
+  // Doubles with at most 24 significant bits (their lo pieces are -0 and skipped), zeros of both
+  // signs among them, one block whose threads spill their windows many times, and the grid.
+  TEST_CASE("exact modes: f64 sums of float-valued doubles, windows and spills") {
+    for (std::size_t n : {std::size_t(1000), std::size_t(2049), std::size_t(70001),
+                          (std::size_t(1) << 21) + 3}) {
+      const auto f = typed_random<float>(n, 81 + n, -30, 30);
+      typed_data<double> d(f.d);
+      for (std::size_t i = 0; i < n; i += 97)
+        d.t[i] = d.d[i] = (i / 97) % 2 ? 0.0 : -0.0;
+      check_rounded<double>(op::sum, d, n % 2);
+      check_rounded<double>(op::asum, d, 1);
+      const double all = run_exact<double>(op::sum, d.t, 0);
+      tcr::detail::device::grid_limit_for_tests = 1;
+      CHECK(bits_of(run_exact<double>(op::sum, d.t, 1)) == bits_of(all));
+      const auto w = wide_random<double>(n, 91 + n);
+      const double wall = run_exact<double>(op::sum, w.t, 0);
+      CHECK(bits_of(run_exact<double>(op::sum, w.t, 0)) == bits_of(wall));
+      tcr::detail::device::grid_limit_for_tests = 0;
+      CHECK(is_round_to_nearest(wall, exact_of(op::sum, w.d)));
+    }
+    const std::vector<double> z(5000, -0.0);
+    CHECK(bits_of(run_exact<double>(op::sum, z, 0)) == 0x8000000000000000ull);
+    std::vector<double> z1 = z;
+    z1[4321] = 0.0;
+    CHECK(bits_of(run_exact<double>(op::sum, z1, 0)) == 0u);
   }
 
   TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
