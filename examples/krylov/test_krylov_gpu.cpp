@@ -11,6 +11,7 @@
 //     input are reported, never returned as a solution.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -127,9 +128,7 @@ void check_spmv(const csr<double>& A, const std::vector<double>& x, const spmv_c
 
 double residual_as(precision p, const csr<double>& A, const solve_result& r,
                    const std::vector<double>& b) {
-  const bool float_matrix = p == precision::f32 || p == precision::tcr_f32 ||
-                            p == precision::df32 || p == precision::peer_f32;
-  if (float_matrix)
+  if (float_matrix(p))
     return relative_residual(convert<float>(A), r.x, b);
   return relative_residual(A, r.x, b);
 }
@@ -149,7 +148,7 @@ void check_converged(const csr<double>& A, const std::vector<double>& b, solver_
   CAPTURE(r.iterations);
   CAPTURE(r.true_relres);
   CHECK(r.st == status::converged);
-  const bool peer = k.p == precision::peer_f32 || k.p == precision::peer_f64;
+  const bool peer = is_peer(k.p);
   if (!peer)
     CHECK(r.true_relres <= tol);
   const double host = residual_as(k.p, A, r, b);
@@ -240,9 +239,11 @@ TEST_SUITE("gpu") {
       CAPTURE(p);
       const csr<double> A = make_problem(p);
       const auto b = random_rhs(A.rows, 3);
-      for (precision q : {precision::f32, precision::tcr_f32, precision::peer_f32})
+      for (precision q :
+           {precision::f32, precision::tcr_f32, precision::peer_f32, precision::peer_dev_f32})
         check_converged(A, b, {method::cg, q, 0}, 1e-5);
-      for (precision q : {precision::f64, precision::df32, precision::peer_f64})
+      for (precision q :
+           {precision::f64, precision::df32, precision::peer_f64, precision::peer_dev_f64})
         check_converged(A, b, {method::cg, q, 0}, 1e-10);
     }
   }
@@ -254,6 +255,8 @@ TEST_SUITE("gpu") {
     check_converged(A, b, {method::bicgstab, precision::f64, 0}, 1e-10);
     check_converged(A, b, {method::bicgstab, precision::df32, 0}, 1e-10);
     check_converged(A, b, {method::bicgstab, precision::peer_f64, 0}, 1e-10);
+    check_converged(A, b, {method::bicgstab, precision::peer_dev_f64, 0}, 1e-10);
+    check_converged(A, b, {method::bicgstab, precision::peer_dev_f32, 0}, 1e-5);
     check_no_false_convergence(A, b, {method::bicgstab, precision::f32, 0}, 1e-5, 5000);
     for (int s : {1, 2, 4, 8}) {
       check_converged(A, b, {method::idrs, precision::tcr_f32, s}, 1e-5);
@@ -356,6 +359,56 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("the device-scalar peer runs the host-scalar peer's recurrences") {
+    // Same cuSPARSE / cuBLAS calls, scalars on the device: the recurrence residuals agree with
+    // peer.cu's to rounding (cuBLAS makes no bitwise promise across pointer modes: asserted
+    // loosely, recorded exactly), it first meets tol where peer.cu stops (within one iteration,
+    // for rounding), and it reports the first check at or after that.
+    const csr<double> S = make_problem("poisson2d:48");
+    const csr<double> N = make_problem("convdiff2d:48:1e2");
+    const auto bs = rhs_from_solution(S, 11), bn = rhs_from_solution(N, 12);
+    solve_options o;
+    o.tol = 1e-6;
+    o.check_every = 7; // not a divisor of the counts, so the check rounding shows
+    const struct {
+      method m;
+      precision host, dev;
+    } pairs[] = {{method::cg, precision::peer_f32, precision::peer_dev_f32},
+                 {method::cg, precision::peer_f64, precision::peer_dev_f64},
+                 {method::bicgstab, precision::peer_f32, precision::peer_dev_f32},
+                 {method::bicgstab, precision::peer_f64, precision::peer_dev_f64}};
+    for (const auto& pr : pairs) {
+      CAPTURE(name(pr.m));
+      CAPTURE(name(pr.dev));
+      const csr<double>& A = pr.m == method::cg ? S : N;
+      const auto& b = pr.m == method::cg ? bs : bn;
+      const solve_result h = solve(A, b, {pr.m, pr.host, 0}, o);
+      const solve_result d = solve(A, b, {pr.m, pr.dev, 0}, o);
+      REQUIRE(h.st == status::converged);
+      REQUIRE(d.st == status::converged);
+      CHECK(std::abs(d.first_below_tol - h.iterations) <= 1);
+      CHECK(d.iterations % o.check_every == 0);
+      CHECK(d.iterations >= d.first_below_tol);
+      CHECK(d.iterations < d.first_below_tol + o.check_every);
+      CHECK(static_cast<int>(d.history.size()) <= d.iterations);
+      REQUIRE(static_cast<int>(d.history.size()) >= d.first_below_tol);
+      const double rel = pr.dev == precision::peer_dev_f32 ? 1e-2 : 1e-6;
+      bool bitwise = true;
+      for (int i = 0; i < std::min(h.iterations, d.first_below_tol); ++i) {
+        CAPTURE(i);
+        REQUIRE(std::abs(d.history[i] - h.history[i]) <= rel * h.history[i]);
+        bitwise = bitwise && d.history[i] == h.history[i];
+      }
+      // What it reports is what x has (it continued past tol until the check: no worse).
+      CHECK(std::abs(residual_as(pr.dev, A, d, b) - d.true_relres) <= 1e-3 * d.true_relres);
+      MESSAGE(std::string(name(pr.m))
+              << " " << name(pr.dev) << ": converged after " << d.iterations
+              << " (first below tol " << d.first_below_tol << ", host peer " << h.iterations
+              << "), true residual " << d.true_relres << ", histories "
+              << (bitwise ? "bitwise identical" : "differ in rounding"));
+    }
+  }
+
   TEST_CASE("breakdowns are reported, not returned as solutions") {
     // CG on a negative definite matrix: (p, A p) < 0 at once.
     csr<double> N = poisson2d(8, 8);
@@ -364,11 +417,25 @@ TEST_SUITE("gpu") {
     const auto b = random_rhs(N.rows, 8);
     solve_options o;
     o.check_every = 1;
-    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32}) {
+    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                        precision::peer_f32, precision::peer_dev_f32, precision::peer_dev_f64}) {
       const solve_result r = solve(N, b, {method::cg, q, 0}, o);
       CAPTURE(name(q));
       CHECK(r.st == status::breakdown);
       CHECK(r.message.find("(p, A p)") != std::string::npos);
+    }
+    // The device-scalar peer finds a breakdown at its next check; until then x stays frozen
+    // where the breakdown left it (here x = 0: the first step already broke down).
+    solve_options late = o;
+    late.check_every = 10;
+    for (precision q : {precision::peer_dev_f32, precision::peer_dev_f64}) {
+      const solve_result r = solve(N, b, {method::cg, q, 0}, late);
+      CAPTURE(name(q));
+      CHECK(r.st == status::breakdown);
+      CHECK(r.iterations == 10);
+      CHECK(r.history.empty());
+      CHECK(std::all_of(r.x.begin(), r.x.end(), [](double v) { return v == 0; }));
+      CHECK(r.true_relres == doctest::Approx(1.0).epsilon(1e-12));
     }
     // BiCGStab on [[0, 1], [-1, 0]] with b = e_1: (r_hat, A r) = 0 exactly.
     csr<double> K;
@@ -376,16 +443,20 @@ TEST_SUITE("gpu") {
     K.row_ptr = {0, 1, 2};
     K.col = {1, 0};
     K.val = {1.0, -1.0};
-    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32}) {
+    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                        precision::peer_f64, precision::peer_dev_f32, precision::peer_dev_f64}) {
       const solve_result r = solve(K, {1.0, 0.0}, {method::bicgstab, q, 0}, o);
       CAPTURE(name(q));
       CHECK(r.st == status::breakdown);
       CHECK(r.message.find("(r_hat, A p)") != std::string::npos);
     }
     // A zero right-hand side: x = 0, converged, no iteration needed.
-    const solve_result z = solve(poisson2d(4, 4), std::vector<double>(16, 0.0),
-                                 {method::cg, precision::tcr_f32, 0}, o);
-    CHECK(z.st == status::converged);
-    CHECK(z.true_relres == 0);
+    for (precision q : {precision::tcr_f32, precision::peer_f32, precision::peer_dev_f64}) {
+      const solve_result z =
+          solve(poisson2d(4, 4), std::vector<double>(16, 0.0), {method::cg, q, 0}, o);
+      CAPTURE(name(q));
+      CHECK(z.st == status::converged);
+      CHECK(z.true_relres == 0);
+    }
   }
 }
