@@ -46,11 +46,14 @@ const std::vector<precision> all_precisions = {
     precision::peer_f32, precision::peer_f64, precision::peer_dev_f32, precision::peer_dev_f64};
 
 bool parse_precision(const std::string& s, precision& p) {
-  const std::map<std::string, precision> names = {
-      {"f32", precision::f32},           {"tcr-f32", precision::tcr_f32},
-      {"f64", precision::f64},           {"df32", precision::df32},
-      {"peer-f32", precision::peer_f32}, {"peer-f64", precision::peer_f64},
-      {"peer-dev-f32", precision::peer_dev_f32}, {"peer-dev-f64", precision::peer_dev_f64}};
+  const std::map<std::string, precision> names = {{"f32", precision::f32},
+                                                  {"tcr-f32", precision::tcr_f32},
+                                                  {"f64", precision::f64},
+                                                  {"df32", precision::df32},
+                                                  {"peer-f32", precision::peer_f32},
+                                                  {"peer-f64", precision::peer_f64},
+                                                  {"peer-dev-f32", precision::peer_dev_f32},
+                                                  {"peer-dev-f64", precision::peer_dev_f64}};
   const auto it = names.find(s);
   if (it == names.end())
     return false;
@@ -142,8 +145,8 @@ std::vector<run_spec> suite(const std::string& name, const std::string& mtx_dir)
     for (const char* p : {"poisson2d:1000", "poisson3d7:100"}) {
       for (precision q : all_precisions)
         v.push_back({p, method::cg, 0, q, 1e-6, 20000, 25});
-      for (precision q : {precision::f64, precision::df32, precision::peer_f64,
-                          precision::peer_dev_f64})
+      for (precision q :
+           {precision::f64, precision::df32, precision::peer_f64, precision::peer_dev_f64})
         v.push_back({p, method::cg, 0, q, 1e-10, 20000, 25});
     }
   } else if (name == "sizes") {
@@ -204,7 +207,7 @@ struct recorder {
   int failures = 0;
 
   void header() {
-    std::printf("%-22s %9s %-12s %-8s %-14s %7s %6s %6s %10s %10s %4s %4s %9s %8s %s\n", "problem",
+    std::printf("%-22s %9s %-12s %-12s %-14s %7s %6s %6s %10s %10s %4s %4s %9s %8s %s\n", "problem",
                 "n", "method", "prec", "status", "tol", "iters", "first", "true_res", "recur_res",
                 "repl", "rst", "time_s", "ms/iter", "note");
     std::fflush(stdout);
@@ -231,11 +234,12 @@ struct recorder {
     } else if (matches_twin == 1) {
       note += " (bitwise as " + r.twin + ")";
     }
-    std::printf("%-22s %9lld %-12s %-8s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %4d %9.4f %8.4f %s\n",
-                r.problem.c_str(), static_cast<long long>(A.rows), method_label(r.m, r.s).c_str(),
-                name(r.p), name(res.st), r.tol, res.iterations, res.first_below_tol,
-                res.true_relres, res.recurrence_relres, res.replacements, res.restarts, res.seconds,
-                ms_per_iter, note.c_str());
+    std::printf(
+        "%-22s %9lld %-12s %-12s %-14s %7.0e %6d %6d %10.3e %10.3e %4d %4d %9.4f %8.4f %s\n",
+        r.problem.c_str(), static_cast<long long>(A.rows), method_label(r.m, r.s).c_str(),
+        name(r.p), name(res.st), r.tol, res.iterations, res.first_below_tol, res.true_relres,
+        res.recurrence_relres, res.replacements, res.restarts, res.seconds, ms_per_iter,
+        note.c_str());
     std::fflush(stdout);
     json << (first ? "[\n" : ",\n") << "{\"problem\": \"" << r.problem << "\", \"n\": " << A.rows
          << ", \"nnz\": " << A.nnz() << ", \"method\": \"" << name(r.m) << "\", \"s\": " << r.s
@@ -255,8 +259,8 @@ struct recorder {
                               : "false")
          << ", \"x_hash\": \"" << std::hex << res.x_hash << std::dec << "\"";
     if (!r.twin.empty())
-      json << ", \"twin\": \"" << r.twin << "\", \"matches_twin\": "
-           << (matches_twin ? "true" : "false");
+      json << ", \"twin\": \"" << r.twin
+           << "\", \"matches_twin\": " << (matches_twin ? "true" : "false");
     if (with_history) {
       json << ", \"history\": [";
       for (std::size_t i = 0; i < res.history.size(); ++i)
@@ -374,7 +378,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   std::string problem, suite_name, json_path, mtx_dir, prec = "tcr-f32", meth = "cg",
-                                                      rhs = "solution";
+                                                       rhs = "solution";
   int s = 4, repeat = 1, maxit = 10000, check = 10;
   double tol = 1e-6;
   for (int i = 1; i < argc; ++i) {

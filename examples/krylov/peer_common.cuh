@@ -69,8 +69,8 @@ public:
   handles(const device_csr<T>& A, bool device_scalars) : n_(A.rows) {
     PEER_SPARSE(cusparseCreate(&sparse_));
     PEER_BLAS(cublasCreate(&blas_));
-    const auto mode_sparse = device_scalars ? CUSPARSE_POINTER_MODE_DEVICE
-                                            : CUSPARSE_POINTER_MODE_HOST;
+    const auto mode_sparse =
+        device_scalars ? CUSPARSE_POINTER_MODE_DEVICE : CUSPARSE_POINTER_MODE_HOST;
     const auto mode_blas = device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST;
     PEER_SPARSE(cusparseSetPointerMode(sparse_, mode_sparse));
     PEER_BLAS(cublasSetPointerMode(blas_, mode_blas));
@@ -104,8 +104,8 @@ public:
   void spmv(const T* alpha, cusparseDnVecDescr_t x, const T* beta, cusparseDnVecDescr_t y) {
     if (!buffer_.size()) {
       std::size_t bytes = 0;
-      PEER_SPARSE(cusparseSpMV_bufferSize(sparse_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat_,
-                                          x, beta, y, cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT,
+      PEER_SPARSE(cusparseSpMV_bufferSize(sparse_, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat_, x,
+                                          beta, y, cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT,
                                           &bytes));
       buffer_ = dev_array<unsigned char>(bytes ? bytes : 1);
     }

@@ -50,13 +50,13 @@ const char* peer_stop_message(int code) {
 // The device scalars: the dots' destinations and the coefficients the vector updates read.
 template <class T>
 struct peer_scalars {
-  T one, zero;             // SpMV's alpha and beta, axpy's 1
-  T rr, rr_new, pq;        // (r, r) and CG's (p, A p)
-  T rho, rho_new, rv;      // BiCGStab: (r_hat, r), (r_hat, A p)
-  T ts, tt;                // BiCGStab: (t, s), (t, t)
+  T one, zero;        // SpMV's alpha and beta, axpy's 1
+  T rr, rr_new, pq;   // (r, r) and CG's (p, A p)
+  T rho, rho_new, rv; // BiCGStab: (r_hat, r), (r_hat, A p)
+  T ts, tt;           // BiCGStab: (t, s), (t, t)
   T alpha, neg_alpha, beta, omega, neg_omega;
-  double normb, tol;       // relative-residual scale and target
-  int stop, iter;          // peer_stop, iterations recorded in the history
+  double normb, tol; // relative-residual scale and target
+  int stop, iter;    // peer_stop, iterations recorded in the history
 };
 
 template <class T>
@@ -187,8 +187,7 @@ public:
     const int n = base.n;
     const cublasHandle_t h = lib.blas();
     dev_array<T> r_hat(n), p(n), v(n), s(n), t(n);
-    auto dp = lib.vec(p.get()), dv = lib.vec(v.get()), ds = lib.vec(s.get()),
-         dt = lib.vec(t.get());
+    auto dp = lib.vec(p.get()), dv = lib.vec(v.get()), ds = lib.vec(s.get()), dt = lib.vec(t.get());
     T *x = base.x.get(), *r = base.r.get();
     peer_lib::copy(h, n, base.b.get(), r);
     peer_lib::copy(h, n, r, r_hat.get());

@@ -402,9 +402,9 @@ TEST_SUITE("gpu") {
       // What it reports is what x has (it continued past tol until the check: no worse).
       CHECK(std::abs(residual_as(pr.dev, A, d, b) - d.true_relres) <= 1e-3 * d.true_relres);
       MESSAGE(std::string(name(pr.m))
-              << " " << name(pr.dev) << ": converged after " << d.iterations
-              << " (first below tol " << d.first_below_tol << ", host peer " << h.iterations
-              << "), true residual " << d.true_relres << ", histories "
+              << " " << name(pr.dev) << ": converged after " << d.iterations << " (first below tol "
+              << d.first_below_tol << ", host peer " << h.iterations << "), true residual "
+              << d.true_relres << ", histories "
               << (bitwise ? "bitwise identical" : "differ in rounding"));
     }
   }

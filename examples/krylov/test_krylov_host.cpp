@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host tests of the Krylov example (no GPU): the generated problems' structure, the CSR check,
-// the Matrix Market reader and writer, the right-hand side, the shadow space, and the reference solvers
-// (the recurrences the GPU kernels run, in double) converging with a true residual below tol.
+// the Matrix Market reader and writer, the right-hand side, the shadow space, and the reference
+// solvers (the recurrences the GPU kernels run, in double) converging with a true residual below
+// tol.
 #include <doctest/doctest.h>
 
 #include <algorithm>
