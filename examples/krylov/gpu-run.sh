@@ -80,7 +80,7 @@ rm -rf -- "$mtx_dir"
     [ -f "$out/suite-$s.log" ] || continue
     echo
     echo "== suite $s: runs per precision, status and tolerance (tol 1e-30: fixed-count timing runs)"
-    awk '$1 != "problem" && $1 != "wrote" && NF > 9 && $1 !~ /^[0-9]+$/ {c[sprintf("%-13s %-15s tol %s", $4, $5, $6)]++}
+    awk '$1 != "problem" && $1 != "wrote" && $1 != "error:" && NF > 9 && $1 !~ /^[0-9]+$/ {c[sprintf("%-13s %-15s tol %s", $4, $5, $6)]++}
          END {for (k in c) print "  " k, c[k]}' "$out/suite-$s.log" | sort
     grep -E "FALSE CONVERGENCE|NOT REPRODUCIBLE|DIFFERS FROM|run\(s\) of tcr|error:" "$out/suite-$s.log" | head -20
     [ "$s" = mtx ] && echo "  runs bitwise as their generated twin: $(grep -c '(bitwise as ' "$out/suite-$s.log")"
