@@ -54,7 +54,8 @@ struct solve_options {
   // The host reads the recurrence residual every check_every iterations (its only
   // synchronisation); when that meets tol the true residual b - A x is computed with
   // compensated double dots and must meet tol too, else it replaces the recurrence residual
-  // and the iteration goes on. IDR(s) checks at the first cycle end after check_every products.
+  // and the iteration goes on. IDR(s) checks every check_every products too; a replacement
+  // waits for the next cycle end (idrs.cuh).
   int check_every = 10;
   // Three replacements in a row that do not halve the best true residual: stagnated.
   int max_stalled_replacements = 3;
