@@ -8,11 +8,13 @@
 // round trips. Launches per iteration: CG 9 (SpMV, 2 dots, 2 scalar kernels, 3 axpy, scal),
 // BiCGStab 19 (2 SpMV, 5 dots, 3 scalar kernels, 2 copies, 6 axpy, scal).
 //
-// Like peer.cu it stops on its recurrence residual (read at the checks); the true residual is
-// computed afterwards and reported beside it. A breakdown freezes the state on the device (its
-// scalars become 0, so x and r stop changing) until the next check reports it; a breakdown
-// after the recurrence residual met tol counts as converged, as peer.cu would have stopped
-// before it.
+// Like peer.cu it stops on its recurrence residual; the true residual is computed afterwards
+// and reported beside it. The scalar kernel that records a recurrence residual at or below tol
+// latches peer_met_tol and freezes the state (every coefficient 0, so x and r keep that
+// iteration's values); a breakdown freezes it the same way. The host reads the stop code at the
+// next check, so a crossing between checks is not lost when the residual (BiCGStab's is not
+// monotone) rises above tol again before the check: x is the iterate peer.cu stops at, the
+// history ends at that iteration, and iterations counts the launched ones up to the check.
 #include <chrono>
 #include <cmath>
 #include "peer_common.cuh"
@@ -22,7 +24,7 @@ namespace {
 
 enum peer_stop : int {
   peer_running = 0,
-  peer_met_tol = 1, // frozen after the recurrence residual met tol (then a breakdown came)
+  peer_met_tol = 1, // frozen at the first recurrence residual at or below tol
   peer_breakdown_pap = 2,
   peer_breakdown_rv = 3,
   peer_breakdown_omega = 4,
@@ -64,19 +66,26 @@ __device__ bool finite_scalar(T v) {
   return v == v && v - v == T(0);
 }
 
-// Freezes the state: every coefficient 0, so x and r keep their values until the check.
+// Freezes the state: every coefficient 0, so x and r keep their values until the check (the
+// first stop code stays).
 template <class T>
 __device__ void freeze(peer_scalars<T>& sc, int code) {
   if (sc.stop == peer_running)
-    sc.stop = sc.iter > 0 && sc.rr <= sc.tol * sc.tol * sc.normb * sc.normb ? peer_met_tol : code;
+    sc.stop = code;
   sc.alpha = sc.neg_alpha = sc.beta = sc.omega = sc.neg_omega = T(0);
 }
 
-// Records rr_new as iteration iter's recurrence residual and makes it the current rr.
+// Records rr_new as iteration iter's recurrence residual and makes it the current rr; returns
+// whether it met tol (peer.cu's test on the same double value), having then frozen the state.
 template <class T>
-__device__ void record(peer_scalars<T>& sc, double* history) {
+__device__ bool record_met_tol(peer_scalars<T>& sc, double* history) {
   sc.rr = sc.rr_new;
-  history[sc.iter++] = std::sqrt(static_cast<double>(sc.rr)) / sc.normb;
+  const double rel = std::sqrt(static_cast<double>(sc.rr)) / sc.normb;
+  history[sc.iter++] = rel;
+  if (!(rel <= sc.tol))
+    return false;
+  freeze(sc, peer_met_tol);
+  return true;
 }
 
 // CG: alpha = rr / (p, A p).
@@ -100,7 +109,8 @@ __global__ void cg_beta(peer_scalars<T>* g_sc, double* history) {
   if (!finite_scalar(sc.rr_new))
     return freeze(sc, peer_nonfinite);
   const T rr_old = sc.rr;
-  record(sc, history);
+  if (record_met_tol(sc, history))
+    return;
   sc.beta = sc.rr / rr_old;
 }
 
@@ -126,8 +136,8 @@ __global__ void bicgstab_omega(peer_scalars<T>* g_sc) {
   sc.neg_omega = -sc.omega;
 }
 
-// BiCGStab: the new (r, r) into the history, then the breakdown tests of peer.cu in its order
-// and beta = (rho_new / rho) (alpha / omega).
+// BiCGStab: the new (r, r) into the history and peer.cu's tol test, then its breakdown tests in
+// its order and beta = (rho_new / rho) (alpha / omega).
 template <class T>
 __global__ void bicgstab_beta(peer_scalars<T>* g_sc, double* history) {
   peer_scalars<T>& sc = *g_sc;
@@ -135,7 +145,8 @@ __global__ void bicgstab_beta(peer_scalars<T>* g_sc, double* history) {
     return freeze(sc, sc.stop);
   if (!finite_scalar(sc.rr_new))
     return freeze(sc, peer_nonfinite);
-  record(sc, history);
+  if (record_met_tol(sc, history))
+    return;
   if (sc.omega == T(0))
     return freeze(sc, peer_breakdown_omega);
   if (sc.rho_new == T(0))
@@ -220,7 +231,8 @@ public:
 
 private:
   // Launches iterations; every check_every of them reads the scalars (the one synchronisation)
-  // and stops on a recurrence residual at or below tol, or on a breakdown.
+  // and stops on the stop code the device latched: the recurrence residual met tol at some
+  // iteration since the last check, or a breakdown.
   template <class Iteration>
   solve_result loop(Iteration iteration) {
     solve_result res;
@@ -241,8 +253,7 @@ private:
       if (it % o.check_every != 0 && it < o.max_iterations)
         continue;
       KRYLOV_CUDA(cudaMemcpy(&h, sc, sizeof h, cudaMemcpyDeviceToHost));
-      const double rel = std::sqrt(static_cast<double>(h.rr)) / h.normb;
-      if (h.stop == peer_met_tol || (h.stop == peer_running && rel <= o.tol)) {
+      if (h.stop == peer_met_tol) {
         res.st = status::converged;
         res.message = "recurrence residual (the peer's own test)";
         break;
