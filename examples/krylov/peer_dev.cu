@@ -12,9 +12,10 @@
 // and reported beside it. The scalar kernel that records a recurrence residual at or below tol
 // latches peer_met_tol and freezes the state (every coefficient 0, so x and r keep that
 // iteration's values); a breakdown freezes it the same way. The host reads the stop code at the
-// next check, so a crossing between checks is not lost when the residual (BiCGStab's is not
-// monotone) rises above tol again before the check: x is the iterate peer.cu stops at, the
-// history ends at that iteration, and iterations counts the launched ones up to the check.
+// next check, so a crossing between checks is not lost when the residual (neither CG's nor
+// BiCGStab's norm is monotone) rises above tol again before the check: x is the iterate peer.cu
+// stops at, the history ends at that iteration, and iterations counts the launched ones up to
+// the check (the time per iteration is launches' time either way).
 #include <chrono>
 #include <cmath>
 #include "peer_common.cuh"
