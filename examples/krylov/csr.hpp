@@ -77,10 +77,13 @@ std::string check_csr(const csr<T>& A) {
   return {};
 }
 
-// Lanes of the logical warp that computes one SpMV row (spmv.cuh): the power of two the mean
-// row length fits, 4 for 2D / 3D 7-point stencils, 32 for the 27-point stencil and longer rows.
+// Lanes of the logical warp that computes one SpMV row (spmv.cuh's row shapes), from the mean
+// row length: 4 up to 12 (2D 5-point, 3D 7-point stencils), 8 up to 32 (the 27-point stencil,
+// 4 entries a lane), 32 above.
 inline int lanes_per_row(std::int64_t rows, std::int64_t nnz) {
-  return rows > 0 && nnz > 12 * rows ? 32 : 4;
+  if (rows <= 0 || nnz <= 12 * rows)
+    return 4;
+  return nnz <= 32 * rows ? 8 : 32;
 }
 
 // The matrix with its values rounded to U (round to nearest).

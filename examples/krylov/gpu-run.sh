@@ -10,8 +10,10 @@
 # Binaries (defaults: the build-krylov tree next to this checkout):
 #   KRYLOV_BIN=.../tcr_krylov   KRYLOV_TEST_BIN=.../tcr_test_krylov
 # Optional: KRYLOV_SUITES="smoke mtx sizes timing accuracy" (the suites to run, in order; the
-# default), KRYLOV_DEADLINE_S=330, KRYLOV_COMMIT (recorded in context.txt). The mtx suite writes its .mtx files to a temporary folder
-# that is removed afterwards.
+# default), KRYLOV_DEADLINE_S=330, KRYLOV_COMMIT (recorded in context.txt), KRYLOV_MATCH_<suite>
+# (a regex passed as --match: only that suite's runs whose "PROBLEM METHOD PRECISION TOL"
+# matches, e.g. KRYLOV_MATCH_sizes='^poisson3d27:(46|100|215) (cg|bicgstab) .* 1e-30$'). The
+# mtx suite writes its .mtx files to a temporary folder that is removed afterwards.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -64,6 +66,8 @@ for s in $suites; do
   [ "$s" = timing ] && limit=90         # 46 s on an H200 before the device-scalar peer joined
   [ "$s" = sizes ] && limit=100         # its 1e7 problem: generation, and 28 uploads of 3 GB
   [ "$s" = mtx ] && limit=30 extra=(--mtx-dir "$mtx_dir")
+  match_var=KRYLOV_MATCH_$s
+  [ -n "${!match_var:-}" ] && extra+=(--match "${!match_var}")
   run "suite-$s" "$limit" "$bin" --suite "$s" --repeat "$repeat" --json "$out/$s.json" ${extra[@]+"${extra[@]}"}
 done
 rm -rf -- "$mtx_dir"

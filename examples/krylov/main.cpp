@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -358,6 +359,14 @@ int run_all(const std::vector<run_spec>& specs, int repeat, bool noise_rhs, reco
   return rec.failures;
 }
 
+// What --match sees of a run: "PROBLEM METHOD PRECISION TOL", e.g. "poisson3d27:215 idr(4)
+// tcr-f32 1e-30".
+std::string match_label(const run_spec& r) {
+  char tol[32];
+  std::snprintf(tol, sizeof tol, "%g", r.tol);
+  return r.problem + " " + method_label(r.m, r.s) + " " + name(r.p) + " " + tol;
+}
+
 void usage() {
   std::puts("usage: tcr_krylov --problem SPEC [--method cg|bicgstab|idrs] [--s 1|2|4|8]\n"
             "                  [--precision f32|tcr-f32|f64|df32|peer-f32|peer-f64|\n"
@@ -367,6 +376,8 @@ void usage() {
             "       tcr_krylov --suite smoke|accuracy|timing|sizes [--repeat R] [--json FILE]\n"
             "       tcr_krylov --suite mtx --mtx-dir DIR [--json FILE]\n"
             "         (writes generated problems to DIR/*.mtx and solves them read back)\n"
+            "       --match REGEX: only the suite's runs whose 'PROBLEM METHOD PRECISION TOL'\n"
+            "         (e.g. 'poisson3d27:215 idr(4) tcr-f32 1e-30') contains a match\n"
             "RHS: solution (default): b = A x* rounded to float, x* uniform in [-1, 1);\n"
             "     noise: b uniform in [-1, 1) (x >> b on ill-conditioned problems: float\n"
             "     iterates then cannot reach small residuals, see csr.hpp rhs_from_solution)\n"
@@ -377,8 +388,8 @@ void usage() {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string problem, suite_name, json_path, mtx_dir, prec = "tcr-f32", meth = "cg",
-                                                       rhs = "solution";
+  std::string problem, suite_name, json_path, mtx_dir, match, prec = "tcr-f32", meth = "cg",
+                                                              rhs = "solution";
   int s = 4, repeat = 1, maxit = 10000, check = 10;
   double tol = 1e-6;
   for (int i = 1; i < argc; ++i) {
@@ -398,6 +409,8 @@ int main(int argc, char** argv) {
       json_path = next();
     else if (a == "--mtx-dir")
       mtx_dir = next();
+    else if (a == "--match")
+      match = next();
     else if (a == "--precision")
       prec = next();
     else if (a == "--method")
@@ -430,6 +443,19 @@ int main(int argc, char** argv) {
       if (specs.empty()) {
         std::fprintf(stderr, "unknown suite '%s'\n", suite_name.c_str());
         return 2;
+      }
+      if (!match.empty()) {
+        const std::regex re(match);
+        std::vector<run_spec> kept;
+        for (const run_spec& r : specs)
+          if (std::regex_search(match_label(r), re))
+            kept.push_back(r);
+        if (kept.empty()) {
+          std::fprintf(stderr, "--match '%s' keeps no run of suite %s\n", match.c_str(),
+                       suite_name.c_str());
+          return 2;
+        }
+        specs = std::move(kept);
       }
       write_twins(specs);
     } else if (!problem.empty()) {

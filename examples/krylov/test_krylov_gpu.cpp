@@ -92,7 +92,7 @@ void check_spmv(const csr<double>& A, const std::vector<double>& x, const spmv_c
   const std::vector<double> y = spmv(A, x, c.kind);
   REQUIRE(static_cast<std::int64_t>(y.size()) == A.rows);
   const int L = lanes_per_row(A.rows, A.nnz());
-  const int log2L = L == 32 ? 5 : 2;
+  const int log2L = L == 32 ? 5 : L == 8 ? 3 : 2;
   double worst = 0; // largest error / bound
   for (std::int64_t i = 0; i < A.rows; ++i) {
     std::vector<double> a, xs;
@@ -209,7 +209,9 @@ TEST_SUITE("gpu") {
         {spmv_kind::tcr_f64, true, 0x1p-53, true},
     };
     for (const spmv_case& c : cases)
-      for (int max_len : {8, 60}) { // mean 4 -> 4 lanes; mean 30 -> 32 lanes
+      // Mean 4 -> 4 lanes; means 20 and 30 -> 8 lanes (rows past 32 take the loop); mean 50 ->
+      // 32 lanes (rows past 64 take the loop).
+      for (int max_len : {8, 40, 60, 100}) {
         CAPTURE(static_cast<int>(c.kind));
         CAPTURE(max_len);
         const std::uint64_t seed = 1000 + max_len;

@@ -139,6 +139,19 @@ TEST_CASE("check_csr names what is wrong") {
   CHECK_FALSE(check_csr(a).empty());
 }
 
+TEST_CASE("lanes_per_row: 4 for 5- and 7-point stencils, 8 for 27-point, 32 for longer rows") {
+  CHECK(lanes_per_row(0, 0) == 4);
+  const csr<double> p2 = poisson2d(50, 50), p7 = poisson3d_7(20, 20, 20),
+                    p27 = poisson3d_27(20, 20, 20);
+  CHECK(lanes_per_row(p2.rows, p2.nnz()) == 4);
+  CHECK(lanes_per_row(p7.rows, p7.nnz()) == 4);
+  CHECK(lanes_per_row(p27.rows, p27.nnz()) == 8);
+  CHECK(lanes_per_row(100, 1200) == 4);
+  CHECK(lanes_per_row(100, 1201) == 8);
+  CHECK(lanes_per_row(100, 3200) == 8);
+  CHECK(lanes_per_row(100, 3201) == 32);
+}
+
 TEST_CASE("Matrix Market: general, symmetric, pattern, duplicates, comments") {
   const csr<double> g = read_mm("%%MatrixMarket matrix coordinate real general\n"
                                 "% a comment\n"
