@@ -269,7 +269,7 @@ public:
                   this->ws, nullptr);
     return 2;
   }
-  bool at_check_point() const { return true; }
+  bool can_replace_residual() const { return true; }
   solver_state read_state() {
     const bicgstab_scalars<S> h = read_back(sc.get());
     return {h.stop, static_cast<double>(h.rr), h.restarts};

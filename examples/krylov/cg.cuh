@@ -146,7 +146,7 @@ public:
                   nullptr);
     return 1;
   }
-  bool at_check_point() const { return true; }
+  bool can_replace_residual() const { return true; }
   solver_state read_state() {
     const cg_scalars<S> h = read_back(sc.get());
     return {h.stop, static_cast<double>(h.rr)};

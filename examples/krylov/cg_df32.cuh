@@ -128,7 +128,7 @@ public:
     launch_vector(shape, n, ops::direction{{sc.get()}, p.get(), r.get(), 0.0f}, ws, nullptr);
     return 1;
   }
-  bool at_check_point() const { return true; }
+  bool can_replace_residual() const { return true; }
   solver_state read_state() {
     const cg_scalars<float> h = read_back(sc.get());
     return {h.stop, static_cast<double>(h.rr)};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Krylov example: CSR matrices on the host, their structural check, the generated test problems
-// and a Matrix Market reader. Host code only (no CUDA), so the host tests build with the C++
-// compiler alone.
+// and a Matrix Market reader and writer. Host code only (no CUDA), so the host tests build with
+// the C++ compiler alone.
 //
 // Generated problems are scaled by h^2 (Poisson stencils have small integer coefficients, exact
 // in float) on the unit square / cube with Dirichlet boundaries, unknowns in lexicographic order
@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -76,10 +77,13 @@ std::string check_csr(const csr<T>& A) {
   return {};
 }
 
-// Lanes of the logical warp that computes one SpMV row (spmv.cuh): the power of two the mean
-// row length fits, 4 for 2D / 3D 7-point stencils, 32 for the 27-point stencil and longer rows.
+// Lanes of the logical warp that computes one SpMV row (spmv.cuh's row shapes), from the mean
+// row length: 4 up to 12 (2D 5-point, 3D 7-point stencils), 8 up to 32 (the 27-point stencil,
+// 4 entries a lane), 32 above.
 inline int lanes_per_row(std::int64_t rows, std::int64_t nnz) {
-  return rows > 0 && nnz > 12 * rows ? 32 : 4;
+  if (rows <= 0 || nnz <= 12 * rows)
+    return 4;
+  return nnz <= 32 * rows ? 8 : 32;
 }
 
 // The matrix with its values rounded to U (round to nearest).
@@ -312,6 +316,45 @@ inline csr<double> read_matrix_market(const std::string& path) {
   if (!in)
     throw std::runtime_error(path + ": cannot open");
   return read_matrix_market(in, path);
+}
+
+// Writes A as a Matrix Market `matrix coordinate real general` file, one entry per line with
+// 17 significant digits, so read_matrix_market gives back every value exactly (and the same
+// CSR matrix, for one whose columns are sorted within each row and hold no duplicates, as the
+// generated problems). Throws std::runtime_error if the stream fails.
+inline void write_matrix_market(std::ostream& out, const csr<double>& A,
+                                const std::string& comment = "") {
+  out << "%%MatrixMarket matrix coordinate real general\n";
+  if (!comment.empty())
+    out << "% " << comment << "\n";
+  out << A.rows << " " << A.cols << " " << A.nnz() << "\n";
+  char buf[64];
+  for (std::int64_t i = 0; i < A.rows; ++i)
+    for (std::int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const int len = std::snprintf(buf, sizeof buf, "%lld %d %.17g\n",
+                                    static_cast<long long>(i + 1), A.col[k] + 1, A.val[k]);
+      out.write(buf, len);
+    }
+  if (!out)
+    throw std::runtime_error("write_matrix_market: the stream failed");
+}
+
+inline void write_matrix_market(const std::string& path, const csr<double>& A,
+                                const std::string& comment = "") {
+  std::ofstream out(path);
+  if (!out)
+    throw std::runtime_error(path + ": cannot open for writing");
+  write_matrix_market(out, A, comment);
+  out.close();
+  if (!out)
+    throw std::runtime_error(path + ": write failed");
+}
+
+// Whether A and B are the same matrix: dimensions, structure and values (compared with ==).
+template <class T>
+bool same_matrix(const csr<T>& A, const csr<T>& B) {
+  return A.rows == B.rows && A.cols == B.cols && A.row_ptr == B.row_ptr && A.col == B.col &&
+         A.val == B.val;
 }
 
 // y = A x in long double (host reference for tests and small checks).

@@ -78,15 +78,17 @@ inline constexpr int block_threads = 256;
 // Blocks per SM in a grid-stride launch: 8 x 256 threads fill an H100/H200 SM (2048 threads).
 inline constexpr int blocks_per_sm = 8;
 
-// The launch shape, fixed by the problem size and the GPU's SM count alone, so that the
-// reductions' combining order (and so every bit of a run) is the same run to run.
+// The launch shape, fixed by the problem size, the GPU's SM count and the kernel's residency
+// alone, so that the reductions' combining order (and so every bit of a run) is the same run to
+// run.
 struct launch_shape {
   int sms = 0;
-  int max_blocks() const { return sms * blocks_per_sm; }
-  // Blocks for `items` work items of `per_block` each, grid-stride beyond max_blocks.
-  int blocks(std::int64_t items, std::int64_t per_block) const {
-    const std::int64_t b = (items + per_block - 1) / per_block;
-    return static_cast<int>(b < 1 ? 1 : (b > max_blocks() ? max_blocks() : b));
+  int max_blocks() const { return sms * blocks_per_sm; } // the grid workspace's partials
+  // Blocks for `items` work items of `per_block` each, grid-stride beyond per_sm blocks an SM
+  // (per_sm <= blocks_per_sm: the blocks of the kernel an SM holds at once, spmv.cuh).
+  int blocks(std::int64_t items, std::int64_t per_block, int per_sm = blocks_per_sm) const {
+    const std::int64_t b = (items + per_block - 1) / per_block, cap = std::int64_t{sms} * per_sm;
+    return static_cast<int>(b < 1 ? 1 : (b > cap ? cap : b));
   }
   static launch_shape current() {
     int dev = 0, sms = 0;

@@ -8,7 +8,9 @@
 //
 // A solver type provides
 //   int  step()                      launch one iteration, return its SpMV count
-//   bool at_check_point() const      whether the state may be checked now (IDR(s): cycle ends)
+//   bool can_replace_residual() const  whether replace_residual may run now (IDR(s): at cycle
+//                                    ends only; a failed true-residual check elsewhere waits
+//                                    for the next one, and the true residual is recomputed there)
 //   solver_state read_state()        stop code, recurrence ||r||^2 (synchronises)
 //   double true_residual2()          ||b - A x||^2 (launches and synchronises)
 //   void replace_residual()          r := the last true residual
@@ -95,10 +97,12 @@ solve_result drive(Solver& s, double normb2, const solve_options& o) {
   double best_true = std::numeric_limits<double>::infinity();
   bool have_true = false;
   double last_true = 0;
+  bool replace_due = false; // a true residual missed tol where r could not be replaced
   while (normb > 0 && it < o.max_iterations) {
     res.spmvs += s.step();
     ++it;
-    if (++since_check < o.check_every || !s.at_check_point())
+    const bool replace_now = replace_due && s.can_replace_residual();
+    if (++since_check < o.check_every && !replace_now)
       continue;
     since_check = 0;
     const solver_state st = s.read_state();
@@ -116,7 +120,7 @@ solve_result drive(Solver& s, double normb2, const solve_options& o) {
       res.message = stop_message(breakdown_nonfinite);
       break;
     }
-    if (rel > o.tol && st.stop != exact_zero)
+    if (!replace_now && rel > o.tol && st.stop != exact_zero)
       continue;
     last_true = std::sqrt(s.true_residual2()) / normb;
     have_true = true;
@@ -124,6 +128,9 @@ solve_result drive(Solver& s, double normb2, const solve_options& o) {
       res.st = status::converged;
       break;
     }
+    replace_due = !s.can_replace_residual();
+    if (replace_due)
+      continue;
     s.replace_residual();
     have_true = false; // the replaced state is checked again before it counts
     ++res.replacements;

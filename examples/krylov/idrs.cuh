@@ -16,9 +16,10 @@
 // Dimension reduction (one SpMV, two launches):
 //   4. t = A r, (t, r) and (t, t) fused; last block: omega, with van Gijzen's angle 0.7 rule
 //   5. x += omega r, r -= omega t, f = P^T r and (r, r) fused (s + 1 dots); last block: c = M \ f
-// One iteration is one SpMV (as idrs.m counts); a cycle is s + 1 of them, and the host checks
-// only at cycle ends, where f = P^T r holds exactly as computed (a replaced residual gets a
-// fresh f).
+// One iteration is one SpMV (as idrs.m counts); a cycle is s + 1 of them. The host checks
+// convergence every check_every products wherever they fall (x and r are updated together at
+// every step); a residual replacement waits for a cycle end, where the replaced r gets a fresh
+// f = P^T r.
 #pragma once
 
 #include "precision.cuh"
@@ -363,7 +364,8 @@ public:
     }
     return 1;
   }
-  bool at_check_point() const { return phase == 0; }
+  // At cycle ends, where start's fresh f = P^T r and c = M \ f begin the next cycle.
+  bool can_replace_residual() const { return phase == 0; }
   solver_state read_state() {
     const idrs_scalars<T, S> h = read_back(sc.get());
     return {h.stop, static_cast<double>(h.rr)};

@@ -24,8 +24,21 @@ enum class method { cg, bicgstab, idrs };
 // df32: float matrix, iterate and residuals as double-word float pairs (tcr::df32), compensated
 // SpMV rows and dots; directions and shadow vectors in float (CG, BiCGStab, IDR(s)).
 // peer_f32 / peer_f64: cuSPARSE SpMV + cuBLAS dot / axpy / scal, host pointer mode (CG and
-// BiCGStab), converging on the recurrence residual as users' code does.
-enum class precision { f32, tcr_f32, f64, df32, peer_f32, peer_f64 };
+// BiCGStab), converging on the recurrence residual as users' code does (peer.cu).
+// peer_dev_f32 / peer_dev_f64: the same in device pointer mode, scalars computed on the device,
+// the host reading them every check_every iterations only (peer_dev.cu).
+enum class precision { f32, tcr_f32, f64, df32, peer_f32, peer_f64, peer_dev_f32, peer_dev_f64 };
+
+// The cuSPARSE + cuBLAS peers: CG and BiCGStab only, stopping on their recurrence residual.
+constexpr bool is_peer(precision p) {
+  return p == precision::peer_f32 || p == precision::peer_f64 || p == precision::peer_dev_f32 ||
+         p == precision::peer_dev_f64;
+}
+// Whether a precision solves the float-rounded matrix (its residuals are against that one).
+constexpr bool float_matrix(precision p) {
+  return p == precision::f32 || p == precision::tcr_f32 || p == precision::df32 ||
+         p == precision::peer_f32 || p == precision::peer_dev_f32;
+}
 
 enum class status { converged, max_iterations, stagnated, breakdown, invalid_input };
 
@@ -41,7 +54,8 @@ struct solve_options {
   // The host reads the recurrence residual every check_every iterations (its only
   // synchronisation); when that meets tol the true residual b - A x is computed with
   // compensated double dots and must meet tol too, else it replaces the recurrence residual
-  // and the iteration goes on. IDR(s) checks at the first cycle end after check_every products.
+  // and the iteration goes on. IDR(s) checks every check_every products too; a replacement
+  // waits for the next cycle end (idrs.cuh).
   int check_every = 10;
   // Three replacements in a row that do not halve the best true residual: stagnated.
   int max_stalled_replacements = 3;
@@ -91,6 +105,8 @@ solve_result solve_df32_idrs(const csr<double>& A, const std::vector<double>& b,
                              const solve_options& options);
 solve_result solve_peer(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                         const solve_options& options);
+solve_result solve_peer_dev(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
+                            const solve_options& options);
 
 // y = A x on the device with compensated row dots (tcr::dot2<float> for float, dot2<double>
 // for double) or plain float rows, for the SpMV tests: y and x on the host.

@@ -4,100 +4,43 @@
 // mode (the CUDA samples' conjugateGradient: every dot returns to the host). They stop on the
 // recurrence residual, as such code does; the true residual is computed afterwards (compensated
 // double rows, not timed) and reported beside it.
-#include <cublas_v2.h>
-#include <cusparse.h>
 #include <chrono>
 #include <cmath>
-#include "precision.cuh"
+#include "peer_common.cuh"
 
 namespace krylov {
 namespace {
 
-void check_cusparse(cusparseStatus_t s, const char* what) {
-  if (s != CUSPARSE_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + ": " + cusparseGetErrorString(s));
-}
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
-}
-#define PEER_SPARSE(expr) check_cusparse((expr), #expr)
-#define PEER_BLAS(expr) check_cublas((expr), #expr)
-
-// cuBLAS by type.
+// cuBLAS by type with host scalars: every dot returns its value to the host.
+template <class T>
 struct blas {
   cublasHandle_t h{};
   int n = 0;
-  float dot(const float* x, const float* y) {
-    float r;
-    PEER_BLAS(cublasSdot(h, n, x, 1, y, 1, &r));
+  T dot(const T* x, const T* y) {
+    T r;
+    peer_lib::dot(h, n, x, y, &r);
     return r;
   }
-  double dot(const double* x, const double* y) {
-    double r;
-    PEER_BLAS(cublasDdot(h, n, x, 1, y, 1, &r));
-    return r;
-  }
-  void axpy(float a, const float* x, float* y) { PEER_BLAS(cublasSaxpy(h, n, &a, x, 1, y, 1)); }
-  void axpy(double a, const double* x, double* y) { PEER_BLAS(cublasDaxpy(h, n, &a, x, 1, y, 1)); }
-  void scal(float a, float* x) { PEER_BLAS(cublasSscal(h, n, &a, x, 1)); }
-  void scal(double a, double* x) { PEER_BLAS(cublasDscal(h, n, &a, x, 1)); }
-  void copy(const float* x, float* y) { PEER_BLAS(cublasScopy(h, n, x, 1, y, 1)); }
-  void copy(const double* x, double* y) { PEER_BLAS(cublasDcopy(h, n, x, 1, y, 1)); }
-};
-
-template <class T>
-constexpr cudaDataType_t cuda_type() {
-  return std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
-}
-
-// y = A x through cuSPARSE for a fixed pair of vector descriptors.
-template <class T>
-struct sparse_mv {
-  cusparseHandle_t h{};
-  cusparseSpMatDescr_t a{};
-  dev_array<unsigned char> buffer;
-  void operator()(cusparseDnVecDescr_t x, cusparseDnVecDescr_t y) {
-    const T one = 1, zero = 0;
-    if (!buffer.size()) {
-      std::size_t bytes = 0;
-      PEER_SPARSE(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, x, &zero, y,
-                                          cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
-      buffer = dev_array<unsigned char>(bytes ? bytes : 1);
-    }
-    PEER_SPARSE(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, x, &zero, y,
-                             cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT, buffer.get()));
-  }
+  void axpy(T a, const T* x, T* y) { peer_lib::axpy(h, n, &a, x, y); }
+  void scal(T a, T* x) { peer_lib::scal(h, n, &a, x); }
+  void copy(const T* x, T* y) { peer_lib::copy(h, n, x, y); }
 };
 
 template <class T>
 class peer {
 public:
   peer(const csr<double>& A, const std::vector<double>& b, const solve_options& o)
-      : base(A, b, o.max_iterations), o(o) {
-    PEER_SPARSE(cusparseCreate(&mv.h));
-    PEER_BLAS(cublasCreate(&bl.h));
+      : base(A, b, o.max_iterations), o(o), lib(base.A, false) {
+    bl.h = lib.blas();
     bl.n = base.n;
-    const auto v = base.A.view();
-    PEER_SPARSE(cusparseCreateCsr(&mv.a, base.n, base.n, base.A.nnz, const_cast<int*>(v.row_ptr),
-                                  const_cast<int*>(v.col), const_cast<T*>(v.val),
-                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                  cuda_type<T>()));
-  }
-  ~peer() {
-    for (auto d : descr)
-      cusparseDestroyDnVec(d);
-    cusparseDestroySpMat(mv.a);
-    cusparseDestroy(mv.h);
-    cublasDestroy(bl.h);
   }
 
-  cusparseDnVecDescr_t vec(T* p) {
-    cusparseDnVecDescr_t d{};
-    PEER_SPARSE(cusparseCreateDnVec(&d, base.n, p, cuda_type<T>()));
-    descr.push_back(d);
-    return d;
+  // q = A p
+  void mv(cusparseDnVecDescr_t p, cusparseDnVecDescr_t q) {
+    const T one = 1, zero = 0;
+    lib.spmv(&one, p, &zero, q);
   }
+  cusparseDnVecDescr_t vec(T* p) { return lib.vec(p); }
 
   solve_result cg() {
     dev_array<T> p(base.n), q(base.n);
@@ -186,7 +129,11 @@ private:
     gpu_timer timer;
     KRYLOV_CUDA(cudaDeviceSynchronize());
     timer.start();
-    while (res.iterations < o.max_iterations) {
+    if (base.normb2 == 0) { // x = 0 solves A x = 0
+      res.st = status::converged;
+      res.message = "b = 0";
+    }
+    while (res.st == status::max_iterations && res.iterations < o.max_iterations) {
       ++res.iterations;
       if (iteration(res)) {
         if (res.st == status::max_iterations)
@@ -195,25 +142,16 @@ private:
       }
     }
     res.seconds = timer.stop();
-    res.message =
-        res.st == status::converged ? "recurrence residual (the peer's own test)" : res.message;
-    res.recurrence_relres = res.history.empty() ? 1 : res.history.back();
-    for (std::size_t i = 0; i < res.history.size(); ++i)
-      if (res.history[i] <= o.tol) {
-        res.first_below_tol = static_cast<int>(i) + 1;
-        break;
-      }
-    res.true_relres = std::sqrt(base.true_residual2() / base.normb2);
-    res.x = base.solution();
-    res.x_hash = base.solution_hash();
+    if (res.st == status::converged && res.message.empty())
+      res.message = "recurrence residual (the peer's own test)";
+    peer_lib::finish(res, base, o.tol);
     return res;
   }
 
   solver_base<T, T> base;
   solve_options o;
-  sparse_mv<T> mv;
-  blas bl;
-  std::vector<cusparseDnVecDescr_t> descr;
+  peer_lib::handles<T> lib;
+  blas<T> bl;
 };
 
 template <class T>

@@ -19,7 +19,7 @@ def read_texts(out):
     archive = out if os.path.isfile(out) else os.path.join(out, "krylov-results.tar.gz")
     texts = {}
     if os.path.isdir(out):
-        for name in ("accuracy.json", "timing.json", "smoke.json"):
+        for name in ("accuracy.json", "timing.json", "sizes.json", "mtx.json", "smoke.json"):
             path = os.path.join(out, name)
             if os.path.exists(path):
                 texts[name] = open(path).read()
@@ -61,7 +61,8 @@ def cell(r):
 
 
 def accuracy_tables(runs):
-    precs = ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64"]
+    precs = ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64", "peer-dev-f32",
+             "peer-dev-f64"]
     for tol in sorted({r["tol"] for r in runs}, reverse=True):
         sel = [r for r in runs if r["tol"] == tol]
         print("\nTo a relative residual of %g: iterations (status), true / recurrence relative "
@@ -123,12 +124,14 @@ def target_table(runs, tol=1e-6, limit=1.15):
                                                         len(rows)))
 
 
-def timing_tables(runs):
+def timing_tables(runs, suite="timing"):
     fixed = [r for r in runs if r["tol"] < 1e-20]
-    print("\nTime per iteration (ms; ratio to the peer of the same precision class)\n")
-    print("| problem | n | solver | f32 | tcr-f32 | f64 | df32 | peer-f32 | peer-f64 | "
-          "tcr-f32 / peer-f32 | df32 / f64 |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    precs = ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64", "peer-dev-f32",
+             "peer-dev-f64"]
+    print("\nSuite %s: time per iteration (ms; peer-dev: the peer with device scalars)\n" % suite)
+    print("| problem | n | solver | " + " | ".join(precs) +
+          " | tcr-f32 / peer-f32 | tcr-f32 / peer-dev-f32 | df32 / f64 | df32 / peer-dev-f64 |")
+    print("|---|---:|---|" + "---:|" * (len(precs) + 4))
     keys = []
     for r in fixed:
         k = (r["problem"], r["n"], label(r))
@@ -141,18 +144,38 @@ def timing_tables(runs):
             return "%.4f" % row[p] if p in row else ""
         def ratio(a, b):
             return "%.2f" % (row[a] / row[b]) if a in row and b in row and row[b] else ""
-        print("| %s | %d | %s | " % k + " | ".join(f(p) for p in
-              ["f32", "tcr-f32", "f64", "df32", "peer-f32", "peer-f64"]) +
-              " | %s | %s |" % (ratio("tcr-f32", "peer-f32"), ratio("df32", "f64")))
+        print("| %s | %d | %s | " % k + " | ".join(f(p) for p in precs) +
+              " | %s | %s | %s | %s |" % (ratio("tcr-f32", "peer-f32"),
+                                          ratio("tcr-f32", "peer-dev-f32"), ratio("df32", "f64"),
+                                          ratio("df32", "peer-dev-f64")))
     solved = [r for r in runs if r["tol"] >= 1e-20]
     if solved:
-        print("\nTime to solution (s), iterations, true relative residual\n")
+        print("\nSuite %s: time to solution (s), iterations, true relative residual\n" % suite)
         print("| problem | tol | precision | status | iterations | seconds | true residual |")
         print("|---|---:|---|---|---:|---:|---:|")
         for r in solved:
             print("| %s | %g | %s | %s | %d | %.4f | %.2e |" % (
                 r["problem"], r["tol"], r["precision"], r["status"], r["iterations"],
                 r["seconds"], r["true_relres"]))
+
+
+def mtx_table(runs):
+    """The mtx suite: each problem read back from its .mtx file against its generated twin."""
+    twins = [r for r in runs if r.get("twin")]
+    if not twins:
+        return
+    print("\nSuite mtx: generated problems written to .mtx and read back (every run against its "
+          "generated twin)\n")
+    print("| problem | solver | precision | status | iterations | true residual | bitwise as "
+          "generated |")
+    print("|---|---|---|---|---:|---:|---|")
+    for r in twins:
+        print("| %s | %s | %s | %s | %d | %.2e | %s |" % (
+            r["twin"], label(r), r["precision"], r["status"], r["iterations"],
+            r["true_relres"] if r["true_relres"] is not None else float("nan"),
+            "yes" if r["matches_twin"] else "NO"))
+    print("\n%d of %d runs bitwise as generated" % (sum(1 for r in twins if r["matches_twin"]),
+                                                    len(twins)))
 
 
 def plot(runs, path):
@@ -188,11 +211,17 @@ def main():
         return 1
     acc = load(texts.get("accuracy.json"))
     tim = load(texts.get("timing.json"))
+    sizes = load(texts.get("sizes.json"))
+    mtx = load(texts.get("mtx.json"))
     if acc:
         accuracy_tables([r for r in acc if r["tol"] >= 1e-20])
         target_table(acc)
     if tim:
         timing_tables(tim)
+    if sizes:
+        timing_tables(sizes, "sizes")
+    if mtx:
+        mtx_table(mtx)
     if "--plot" in sys.argv and acc:
         where = out if os.path.isdir(out) else os.path.dirname(out) or "."
         if not os.access(where, os.W_OK):  # a read-only copy of the results: here instead

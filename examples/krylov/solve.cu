@@ -32,6 +32,10 @@ const char* name(precision p) {
     return "peer-f32";
   case precision::peer_f64:
     return "peer-f64";
+  case precision::peer_dev_f32:
+    return "peer-dev-f32";
+  case precision::peer_dev_f64:
+    return "peer-dev-f64";
   }
   return "?";
 }
@@ -89,6 +93,9 @@ solve_result solve(const csr<double>& A, const std::vector<double>& b, solver_ki
   case precision::peer_f32:
   case precision::peer_f64:
     return solve_peer(A, b, kind, options);
+  case precision::peer_dev_f32:
+  case precision::peer_dev_f64:
+    return solve_peer_dev(A, b, kind, options);
   }
   bad.message = "unknown precision";
   return bad;

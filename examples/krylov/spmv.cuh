@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Krylov example: CSR SpMV y = A x with a logical warp (tcr::WarpReduce, L lanes) per row, and
 // the two kernel skeletons every solver step is made of:
-//   spmv_kernel<L>(epi)     rows by logical warps; lane 0 of each hands the row's accumulator
-//                           to epi.row (store y, fold the step's dot products)
+//   spmv_kernel<Shape>(epi) rows by logical warps of Shape::lanes lanes; lane 0 of each hands
+//                           the row's accumulator to epi.row (store y, fold the step's dots)
 //   vector_kernel(op)       elements by threads, op.element(i) (vector updates, dots)
 // Both end, when the step has dot products, in grid_reduce and the step's scalar algebra
 // (op.finish) in the last block, so a solver iteration needs no host round trip.
@@ -97,13 +97,32 @@ __device__ __forceinline__ void lane_row(Acc& acc, const csr_view<M>& A, const E
     add_matrix_product(acc, A.val[k], epi.x_at(A.col[k]));
 }
 
-// Rows by logical warps of L lanes, two rows (row and row + stride) per trip; lane l of a row's
-// warp takes entries l, l + L, ... Rows of at most 2L entries (every stencil here) take a
-// straight-line path whose loads of both rows are all issued before any is used: the dependent
-// chain row_ptr -> col -> x costs three memory latencies per two rows, not two per entry. Every
-// thread reaches grid_reduce (the trip count is the same for the L lanes of a row).
-template <int L, class Epi>
+// How rows map to lanes: a logical warp of `lanes` lanes per row, lane l taking entries l,
+// l + lanes, l + 2 lanes, ... of it, and `rows` rows per trip. Rows of at most per_lane * lanes
+// entries take a straight-line path that issues every load of col and val of the trip's rows,
+// then every load of x, before the first product: the dependent chain row_ptr -> col -> x costs
+// three memory latencies per trip, not two per entry. Longer rows take lane_row's loop, which
+// folds the same entries in the same order (the same bits).
+template <int Lanes, int PerLane, int Rows>
+struct row_shape {
+  static_assert(Lanes == 4 || Lanes == 8 || Lanes == 32, "row_shape: 4, 8 or 32 lanes a row");
+  static constexpr int lanes = Lanes, per_lane = PerLane, rows = Rows;
+};
+// The shapes lanes_per_row (csr.hpp) picks from the mean row length: 4 lanes x 2 entries, two
+// rows a trip, for 2D 5-point and 3D 7-point stencils (every row of 8 or fewer entries); 8 lanes
+// x 4 entries, one row a trip, for the 27-point stencil (27 of 32 slots busy; its three-level
+// tree costs a warp 6 shuffles and 3 merges for 4 rows, where 32 lanes a row cost 10 and 5 a
+// row); 32 lanes x 2 entries, two rows a trip, above a mean of 32. Every shape has 4 loads of
+// col and val in flight per lane.
+using row_shape_4 = row_shape<4, 2, 2>;
+using row_shape_8 = row_shape<8, 4, 1>;
+using row_shape_32 = row_shape<32, 2, 2>;
+
+// Rows by logical warps (Shape above): rows row, row + stride, ... row + (rows - 1) stride per
+// trip. Every thread reaches grid_reduce (the trip count is the same for the lanes of a row).
+template <class Shape, class Epi>
 __global__ void __launch_bounds__(block_threads) spmv_kernel(Epi epi, grid_workspace ws) {
+  constexpr int L = Shape::lanes, E = Shape::per_lane, R = Shape::rows;
   using row_acc = typename Epi::row_acc;
   using dots_t = typename Epi::dots_t;
   using M = std::remove_cv_t<std::remove_pointer_t<decltype(epi.A.val)>>;
@@ -118,41 +137,52 @@ __global__ void __launch_bounds__(block_threads) spmv_kernel(Epi epi, grid_works
   const std::int64_t first =
       (static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x) / L;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads / L;
-  for (std::int64_t row = first; row < A.rows; row += 2 * stride) {
-    const std::int64_t row2 = row + stride;
-    const bool has2 = row2 < A.rows;
-    const int b0 = A.row_ptr[row], e0 = A.row_ptr[row + 1];
-    const int b1 = has2 ? A.row_ptr[row2] : 0, e1 = has2 ? A.row_ptr[row2 + 1] : 0;
-    row_acc acc0{}, acc1{};
-    if (e0 - b0 <= 2 * L && e1 - b1 <= 2 * L) {
-      const int k[4] = {b0 + lane, b0 + lane + L, b1 + lane, b1 + lane + L};
-      const bool in[4] = {k[0] < e0, k[1] < e0, k[2] < e1, k[3] < e1};
-      int c[4];
-      M v[4];
-      X x[4];
+  for (std::int64_t row = first; row < A.rows; row += R * stride) {
+    bool has[R];
+    int b[R], e[R];
+    bool fits = true;
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        c[t] = in[t] ? A.col[k[t]] : 0;
-        v[t] = in[t] ? A.val[k[t]] : M(0);
+    for (int j = 0; j < R; ++j) {
+      const std::int64_t i = row + j * stride;
+      has[j] = j == 0 || i < A.rows;
+      b[j] = has[j] ? A.row_ptr[i] : 0;
+      e[j] = has[j] ? A.row_ptr[i + 1] : 0;
+      fits = fits && e[j] - b[j] <= E * L;
+    }
+    row_acc acc[R] = {};
+    if (fits) {
+      bool in[R * E];
+      int c[R * E];
+      M v[R * E];
+      X x[R * E];
+#pragma unroll
+      for (int t = 0; t < R * E; ++t) { // slot t: row t / E, entry lane + (t % E) L
+        const int k = b[t / E] + lane + (t % E) * L;
+        in[t] = k < e[t / E];
+        c[t] = in[t] ? A.col[k] : 0;
+        v[t] = in[t] ? A.val[k] : M(0);
       }
 #pragma unroll
-      for (int t = 0; t < 4; ++t)
+      for (int t = 0; t < R * E; ++t)
         if (in[t])
           x[t] = epi.x_at(c[t]);
 #pragma unroll
-      for (int t = 0; t < 4; ++t)
+      for (int t = 0; t < R * E; ++t)
         if (in[t])
-          add_matrix_product(t < 2 ? acc0 : acc1, v[t], x[t]);
+          add_matrix_product(acc[t / E], v[t], x[t]);
     } else {
-      lane_row<L>(acc0, A, epi, b0, e0, lane);
-      lane_row<L>(acc1, A, epi, b1, e1, lane);
+#pragma unroll
+      for (int j = 0; j < R; ++j)
+        lane_row<L>(acc[j], A, epi, b[j], e[j], lane);
     }
-    acc0 = warp_reduce().ReduceToLane0(acc0, merge_fn{});
-    acc1 = warp_reduce().ReduceToLane0(acc1, merge_fn{});
+#pragma unroll
+    for (int j = 0; j < R; ++j)
+      acc[j] = warp_reduce().ReduceToLane0(acc[j], merge_fn{});
     if (lane == 0) {
-      epi.row(static_cast<int>(row), acc0, dots);
-      if (has2)
-        epi.row(static_cast<int>(row2), acc1, dots);
+#pragma unroll
+      for (int j = 0; j < R; ++j)
+        if (has[j])
+          epi.row(static_cast<int>(row + j * stride), acc[j], dots);
     }
   }
   if constexpr (dots_of_v<Epi>) {
@@ -179,22 +209,44 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-// The launches, shaped by launch_shape alone (reproducible combining order).
+// Blocks of `kernel` (block_threads threads) one SM holds at once, at most blocks_per_sm: a
+// grid-stride grid of blocks_per_sm blocks an SM for a kernel of more than 32 registers a thread
+// would run its last blocks as a second wave on a mostly idle GPU. Fixed by the binary and the
+// GPU (the process uses one), so the launch shape, and the combining order, stay run to run.
+template <class Kernel>
+int resident_blocks(Kernel kernel) {
+  int n = 0;
+  KRYLOV_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block_threads, 0));
+  return n < 1 ? 1 : (n > blocks_per_sm ? blocks_per_sm : n);
+}
+
+template <class Shape, class Epi>
+void launch_spmv_shaped(const launch_shape& ls, const Epi& epi, grid_workspace ws,
+                        cudaStream_t stream) {
+  static const int per_sm = resident_blocks(spmv_kernel<Shape, Epi>);
+  const int blocks = ls.blocks(epi.A.rows, block_threads / Shape::lanes, per_sm);
+  spmv_kernel<Shape><<<blocks, block_threads, 0, stream>>>(epi, ws);
+}
+
+// The launches, shaped by launch_shape and the kernel's residency alone (reproducible combining
+// order); lanes from lanes_per_row (csr.hpp).
 template <class Epi>
 void launch_spmv(const launch_shape& ls, int lanes, Epi epi, grid_workspace ws,
                  cudaStream_t stream) {
-  const std::int64_t rows = epi.A.rows;
   if (lanes == 32)
-    spmv_kernel<32><<<ls.blocks(rows, block_threads / 32), block_threads, 0, stream>>>(epi, ws);
+    launch_spmv_shaped<row_shape_32>(ls, epi, ws, stream);
+  else if (lanes == 8)
+    launch_spmv_shaped<row_shape_8>(ls, epi, ws, stream);
   else
-    spmv_kernel<4><<<ls.blocks(rows, block_threads / 4), block_threads, 0, stream>>>(epi, ws);
+    launch_spmv_shaped<row_shape_4>(ls, epi, ws, stream);
   KRYLOV_CUDA(cudaGetLastError());
 }
 
 template <class Op>
 void launch_vector(const launch_shape& ls, std::int64_t n, Op op, grid_workspace ws,
                    cudaStream_t stream) {
-  vector_kernel<<<ls.blocks(n, block_threads), block_threads, 0, stream>>>(op, n, ws);
+  static const int per_sm = resident_blocks(vector_kernel<Op>);
+  vector_kernel<<<ls.blocks(n, block_threads, per_sm), block_threads, 0, stream>>>(op, n, ws);
   KRYLOV_CUDA(cudaGetLastError());
 }
 

@@ -11,6 +11,7 @@
 //     input are reported, never returned as a solution.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -91,7 +92,7 @@ void check_spmv(const csr<double>& A, const std::vector<double>& x, const spmv_c
   const std::vector<double> y = spmv(A, x, c.kind);
   REQUIRE(static_cast<std::int64_t>(y.size()) == A.rows);
   const int L = lanes_per_row(A.rows, A.nnz());
-  const int log2L = L == 32 ? 5 : 2;
+  const int log2L = L == 32 ? 5 : L == 8 ? 3 : 2;
   double worst = 0; // largest error / bound
   for (std::int64_t i = 0; i < A.rows; ++i) {
     std::vector<double> a, xs;
@@ -127,9 +128,7 @@ void check_spmv(const csr<double>& A, const std::vector<double>& x, const spmv_c
 
 double residual_as(precision p, const csr<double>& A, const solve_result& r,
                    const std::vector<double>& b) {
-  const bool float_matrix = p == precision::f32 || p == precision::tcr_f32 ||
-                            p == precision::df32 || p == precision::peer_f32;
-  if (float_matrix)
+  if (float_matrix(p))
     return relative_residual(convert<float>(A), r.x, b);
   return relative_residual(A, r.x, b);
 }
@@ -149,7 +148,7 @@ void check_converged(const csr<double>& A, const std::vector<double>& b, solver_
   CAPTURE(r.iterations);
   CAPTURE(r.true_relres);
   CHECK(r.st == status::converged);
-  const bool peer = k.p == precision::peer_f32 || k.p == precision::peer_f64;
+  const bool peer = is_peer(k.p);
   if (!peer)
     CHECK(r.true_relres <= tol);
   const double host = residual_as(k.p, A, r, b);
@@ -210,7 +209,9 @@ TEST_SUITE("gpu") {
         {spmv_kind::tcr_f64, true, 0x1p-53, true},
     };
     for (const spmv_case& c : cases)
-      for (int max_len : {8, 60}) { // mean 4 -> 4 lanes; mean 30 -> 32 lanes
+      // Mean 4 -> 4 lanes; means 20 and 30 -> 8 lanes (rows past 32 take the loop); mean 50 ->
+      // 32 lanes (rows past 64 take the loop).
+      for (int max_len : {8, 40, 60, 100}) {
         CAPTURE(static_cast<int>(c.kind));
         CAPTURE(max_len);
         const std::uint64_t seed = 1000 + max_len;
@@ -240,9 +241,11 @@ TEST_SUITE("gpu") {
       CAPTURE(p);
       const csr<double> A = make_problem(p);
       const auto b = random_rhs(A.rows, 3);
-      for (precision q : {precision::f32, precision::tcr_f32, precision::peer_f32})
+      for (precision q :
+           {precision::f32, precision::tcr_f32, precision::peer_f32, precision::peer_dev_f32})
         check_converged(A, b, {method::cg, q, 0}, 1e-5);
-      for (precision q : {precision::f64, precision::df32, precision::peer_f64})
+      for (precision q :
+           {precision::f64, precision::df32, precision::peer_f64, precision::peer_dev_f64})
         check_converged(A, b, {method::cg, q, 0}, 1e-10);
     }
   }
@@ -254,6 +257,8 @@ TEST_SUITE("gpu") {
     check_converged(A, b, {method::bicgstab, precision::f64, 0}, 1e-10);
     check_converged(A, b, {method::bicgstab, precision::df32, 0}, 1e-10);
     check_converged(A, b, {method::bicgstab, precision::peer_f64, 0}, 1e-10);
+    check_converged(A, b, {method::bicgstab, precision::peer_dev_f64, 0}, 1e-10);
+    check_converged(A, b, {method::bicgstab, precision::peer_dev_f32, 0}, 1e-5);
     check_no_false_convergence(A, b, {method::bicgstab, precision::f32, 0}, 1e-5, 5000);
     for (int s : {1, 2, 4, 8}) {
       check_converged(A, b, {method::idrs, precision::tcr_f32, s}, 1e-5);
@@ -356,6 +361,57 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("the device-scalar peer runs the host-scalar peer's recurrences") {
+    // Same cuSPARSE / cuBLAS calls, scalars on the device: the recurrence residuals agree with
+    // peer.cu's to rounding (cuBLAS makes no bitwise promise across pointer modes: asserted
+    // loosely, recorded exactly), it first meets tol where peer.cu stops (within one iteration,
+    // for rounding), freezes there (the history ends at the crossing, x is that iterate, even
+    // where BiCGStab's residual would have risen above tol again by the check), and it reports
+    // the first check at or after that.
+    const csr<double> S = make_problem("poisson2d:48");
+    const csr<double> N = make_problem("convdiff2d:48:1e2");
+    const auto bs = rhs_from_solution(S, 11), bn = rhs_from_solution(N, 12);
+    solve_options o;
+    o.tol = 1e-6;
+    o.check_every = 7; // not a divisor of the counts, so the check rounding shows
+    const struct {
+      method m;
+      precision host, dev;
+    } pairs[] = {{method::cg, precision::peer_f32, precision::peer_dev_f32},
+                 {method::cg, precision::peer_f64, precision::peer_dev_f64},
+                 {method::bicgstab, precision::peer_f32, precision::peer_dev_f32},
+                 {method::bicgstab, precision::peer_f64, precision::peer_dev_f64}};
+    for (const auto& pr : pairs) {
+      CAPTURE(name(pr.m));
+      CAPTURE(name(pr.dev));
+      const csr<double>& A = pr.m == method::cg ? S : N;
+      const auto& b = pr.m == method::cg ? bs : bn;
+      const solve_result h = solve(A, b, {pr.m, pr.host, 0}, o);
+      const solve_result d = solve(A, b, {pr.m, pr.dev, 0}, o);
+      REQUIRE(h.st == status::converged);
+      REQUIRE(d.st == status::converged);
+      CHECK(std::abs(d.first_below_tol - h.iterations) <= 1);
+      CHECK(d.iterations % o.check_every == 0);
+      CHECK(d.iterations >= d.first_below_tol);
+      CHECK(d.iterations < d.first_below_tol + o.check_every);
+      REQUIRE(static_cast<int>(d.history.size()) == d.first_below_tol);
+      const double rel = pr.dev == precision::peer_dev_f32 ? 1e-2 : 1e-6;
+      bool bitwise = true;
+      for (int i = 0; i < std::min(h.iterations, d.first_below_tol); ++i) {
+        CAPTURE(i);
+        REQUIRE(std::abs(d.history[i] - h.history[i]) <= rel * h.history[i]);
+        bitwise = bitwise && d.history[i] == h.history[i];
+      }
+      // What it reports is what x has (the frozen iterate of the crossing).
+      CHECK(std::abs(residual_as(pr.dev, A, d, b) - d.true_relres) <= 1e-3 * d.true_relres);
+      MESSAGE(std::string(name(pr.m))
+              << " " << name(pr.dev) << ": converged after " << d.iterations << " (first below tol "
+              << d.first_below_tol << ", host peer " << h.iterations << "), true residual "
+              << d.true_relres << ", histories "
+              << (bitwise ? "bitwise identical" : "differ in rounding"));
+    }
+  }
+
   TEST_CASE("breakdowns are reported, not returned as solutions") {
     // CG on a negative definite matrix: (p, A p) < 0 at once.
     csr<double> N = poisson2d(8, 8);
@@ -364,11 +420,25 @@ TEST_SUITE("gpu") {
     const auto b = random_rhs(N.rows, 8);
     solve_options o;
     o.check_every = 1;
-    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32}) {
+    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                        precision::peer_f32, precision::peer_dev_f32, precision::peer_dev_f64}) {
       const solve_result r = solve(N, b, {method::cg, q, 0}, o);
       CAPTURE(name(q));
       CHECK(r.st == status::breakdown);
       CHECK(r.message.find("(p, A p)") != std::string::npos);
+    }
+    // The device-scalar peer finds a breakdown at its next check; until then x stays frozen
+    // where the breakdown left it (here x = 0: the first step already broke down).
+    solve_options late = o;
+    late.check_every = 10;
+    for (precision q : {precision::peer_dev_f32, precision::peer_dev_f64}) {
+      const solve_result r = solve(N, b, {method::cg, q, 0}, late);
+      CAPTURE(name(q));
+      CHECK(r.st == status::breakdown);
+      CHECK(r.iterations == 10);
+      CHECK(r.history.empty());
+      CHECK(std::all_of(r.x.begin(), r.x.end(), [](double v) { return v == 0; }));
+      CHECK(r.true_relres == doctest::Approx(1.0).epsilon(1e-12));
     }
     // BiCGStab on [[0, 1], [-1, 0]] with b = e_1: (r_hat, A r) = 0 exactly.
     csr<double> K;
@@ -376,16 +446,20 @@ TEST_SUITE("gpu") {
     K.row_ptr = {0, 1, 2};
     K.col = {1, 0};
     K.val = {1.0, -1.0};
-    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32}) {
+    for (precision q : {precision::f32, precision::tcr_f32, precision::f64, precision::df32,
+                        precision::peer_f64, precision::peer_dev_f32, precision::peer_dev_f64}) {
       const solve_result r = solve(K, {1.0, 0.0}, {method::bicgstab, q, 0}, o);
       CAPTURE(name(q));
       CHECK(r.st == status::breakdown);
       CHECK(r.message.find("(r_hat, A p)") != std::string::npos);
     }
     // A zero right-hand side: x = 0, converged, no iteration needed.
-    const solve_result z = solve(poisson2d(4, 4), std::vector<double>(16, 0.0),
-                                 {method::cg, precision::tcr_f32, 0}, o);
-    CHECK(z.st == status::converged);
-    CHECK(z.true_relres == 0);
+    for (precision q : {precision::tcr_f32, precision::peer_f32, precision::peer_dev_f64}) {
+      const solve_result z =
+          solve(poisson2d(4, 4), std::vector<double>(16, 0.0), {method::cg, q, 0}, o);
+      CAPTURE(name(q));
+      CHECK(z.st == status::converged);
+      CHECK(z.true_relres == 0);
+    }
   }
 }

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host tests of the Krylov example (no GPU): the generated problems' structure, the CSR check,
-// the Matrix Market reader, the right-hand side, the shadow space, and the reference solvers
-// (the recurrences the GPU kernels run, in double) converging with a true residual below tol.
+// the Matrix Market reader and writer, the right-hand side, the shadow space, and the reference
+// solvers (the recurrences the GPU kernels run, in double) converging with a true residual below
+// tol.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -135,6 +139,19 @@ TEST_CASE("check_csr names what is wrong") {
   CHECK_FALSE(check_csr(a).empty());
 }
 
+TEST_CASE("lanes_per_row: 4 for 5- and 7-point stencils, 8 for 27-point, 32 for longer rows") {
+  CHECK(lanes_per_row(0, 0) == 4);
+  const csr<double> p2 = poisson2d(50, 50), p7 = poisson3d_7(20, 20, 20),
+                    p27 = poisson3d_27(20, 20, 20);
+  CHECK(lanes_per_row(p2.rows, p2.nnz()) == 4);
+  CHECK(lanes_per_row(p7.rows, p7.nnz()) == 4);
+  CHECK(lanes_per_row(p27.rows, p27.nnz()) == 8);
+  CHECK(lanes_per_row(100, 1200) == 4);
+  CHECK(lanes_per_row(100, 1201) == 8);
+  CHECK(lanes_per_row(100, 3200) == 8);
+  CHECK(lanes_per_row(100, 3201) == 32);
+}
+
 TEST_CASE("Matrix Market: general, symmetric, pattern, duplicates, comments") {
   const csr<double> g = read_mm("%%MatrixMarket matrix coordinate real general\n"
                                 "% a comment\n"
@@ -174,6 +191,37 @@ TEST_CASE("Matrix Market: general, symmetric, pattern, duplicates, comments") {
                                 "1 1 1\n"
                                 "1 1 -7\n");
   CHECK(i.val[0] == -7.0);
+}
+
+TEST_CASE("Matrix Market: a written problem reads back as the same matrix") {
+  // Every generated kind, including values that no short decimal holds (jump2d's harmonic
+  // means, convdiff2d's h-scaled convection) and explicit zeros (convdiff2d at a cell Peclet
+  // number peclet h / 2 of 1: the east and north entries -1 + 1 = 0, for h = 1 / 5).
+  for (const char* spec : {"poisson2d:7", "poisson3d7:4", "poisson3d27:5", "aniso2d:6:1e-7",
+                           "jump2d:9:1e5", "convdiff2d:8:3.3e2", "convdiff2d:4:10"}) {
+    CAPTURE(spec);
+    const csr<double> A = make_problem(spec);
+    std::stringstream file;
+    write_matrix_market(file, A, spec);
+    const csr<double> B = read_matrix_market(file, spec);
+    CHECK(same_matrix(A, B));
+    for (std::size_t k = 0; k < A.val.size(); ++k)
+      REQUIRE(std::memcmp(&A.val[k], &B.val[k], sizeof(double)) == 0);
+  }
+  const csr<double> zeros = make_problem("convdiff2d:4:10");
+  CHECK(std::count(zeros.val.begin(), zeros.val.end(), 0.0) > 0);
+  // Through a file and make_problem's mtx: spec, as the program's mtx suite does.
+  const std::string path = "tcr_krylov_test_roundtrip.mtx";
+  const csr<double> A = make_problem("jump2d:16:1e4");
+  write_matrix_market(path, A);
+  CHECK(same_matrix(make_problem("mtx:" + path), A));
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH_AS(write_matrix_market("no-such-dir/x.mtx", A),
+                       doctest::Contains("cannot open for writing"), std::runtime_error);
+  // A different matrix is not the same one.
+  csr<double> C = A;
+  C.val[3] = std::nextafter(C.val[3], 0.0);
+  CHECK_FALSE(same_matrix(A, C));
 }
 
 TEST_CASE("Matrix Market: malformed input is an error naming the line") {
