@@ -115,6 +115,36 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("the same bits whatever the grid (capped at 1, 3 and 37 blocks)") {
+    // A grid of one block makes every warp of the fixed-size kernel run its tile pipeline over
+    // many tiles, and every block of the offsets kernel read ahead over many groups.
+    const std::uint64_t seed = 900;
+    INFO("seed = ", seed);
+    for (int size : {8, 16, 32, 100, 512, 4096, 5000}) {
+      const std::int64_t num = std::max<std::int64_t>(3, 100000 / size);
+      INFO("segment_size ", size, ", ", num, " segments");
+      const segment_layout l = consecutive(std::vector<std::int64_t>(num, size));
+      const auto x = random_segments<float>(l, seed + size);
+      const auto y = random_segments<__nv_bfloat16>(l, seed + size + 1);
+      padded_device<float> dx(x.t, 1); // unaligned: heads and tails of single elements too
+      padded_device<__nv_bfloat16> dy(y.t, 1);
+      for (op o : {op::sum, op::dot, op::nrm2}) {
+        INFO(op_name(o));
+        const auto a = run_segmented<float>(o, dx.get(), dy.get(), l);
+        const auto af = run_segmented_fixed<float>(o, dx.get(), dy.get(), num, size);
+        check_segments<float>(o, a, x.d, y.d, l, true);
+        for (int cap : {1, 3, 37}) {
+          INFO("grid capped at ", cap);
+          tcr::detail::device::grid_limit_for_tests = cap;
+          const auto b = run_segmented<float>(o, dx.get(), dy.get(), l);
+          const auto bf = run_segmented_fixed<float>(o, dx.get(), dy.get(), num, size);
+          tcr::detail::device::grid_limit_for_tests = 0;
+          CHECK(same_bits(a, b));
+          CHECK(same_bits(af, bf));
+        }
+      }
+    }
+  }
   TEST_CASE("a segment's bits do not depend on the other segments") {
     // The same 5000 + 33 + 70000 elements once as a batch of their own and once among others.
     const std::uint64_t seed = 800;
