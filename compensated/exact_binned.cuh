@@ -409,7 +409,9 @@ __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* 
 
 // Whether the calling lanes are the whole warp (an opportunistic test: lanes that happen to run
 // together; a false answer only costs the slower per-lane path).
-__device__ __forceinline__ bool whole_warp() { return __activemask() == 0xffffffffu; }
+__device__ __forceinline__ bool whole_warp() {
+  return __activemask() == 0xffffffffu;
+}
 } // namespace detail
 #endif
 
@@ -671,14 +673,15 @@ struct binned_exact_sum {
 // warp's lanes share their window and its spills sum across the warp. Any window gives the same
 // exact sum: the choice only decides which pieces take the slow path below. Zero pieces are -0
 // (split's lo where it vanishes; hi only for a -0 input) or +0 (hi of a +0 input): -0 is
-// skipped, since it adds nothing and keeps the zero sign; +0 takes the slow path (its flag). A piece outside the window goes to the block's limbs at once, exactly, as
-// the digit p / 2^(E - 1023 - 26) for a normal piece (E its biased exponent; below 2^27) and
-// p / 2^-1074 for a subnormal one (E = 0; a multiple of 2^-1074 below 2^-1022: below 2^52) at
-// its position (detail::atomic_add_scaled): slow, but any data is summed exactly. Every 2^11
-// pieces, and at the end, a thread spills its window into the block's limbs (digits, as
-// binned_block::spill). The spacings of row 1 and of the low pieces are below 2^-1022, so their
-// digits take detail::bin_digit_wide (2^-g beyond the doubles). The split, the rows and the
-// spacings are TCR_HD, so that the host tests model the kernel's path with the same code.
+// skipped, since it adds nothing and keeps the zero sign; +0 takes the slow path (its flag). A
+// piece outside the window goes to the block's limbs at once, exactly, as the digit p / 2^(E - 1023
+// - 26) for a normal piece (E its biased exponent; below 2^27) and p / 2^-1074 for a subnormal one
+// (E = 0; a multiple of 2^-1074 below 2^-1022: below 2^52) at its position
+// (detail::atomic_add_scaled): slow, but any data is summed exactly. Every 2^11 pieces, and at the
+// end, a thread spills its window into the block's limbs (digits, as binned_block::spill). The
+// spacings of row 1 and of the low pieces are below 2^-1022, so their digits take
+// detail::bin_digit_wide (2^-g beyond the doubles). The split, the rows and the spacings are
+// TCR_HD, so that the host tests model the kernel's path with the same code.
 template <int Threads>
 struct binned_exact_sum_f64 {
   static constexpr int window = 8;

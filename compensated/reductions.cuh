@@ -405,9 +405,10 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
 // addition (a square of a float-range value is exact in double: 24 + 24 significant bits,
 // 2^-298 <= x^2 <= 2^256, and the fused multiply-add rounds once). The segmented reductions use
 // them for their warp-tier segments (at most 4096 elements), where the chunked accumulators'
-// per-element two_sum work would cost more than the memory traffic. Their partial and its merge, finish and empty_result are those of the
-// float-result accumulators above (rounded_partial: a double; merged by double additions), so a
-// segment's value is a tree of n - 1 double additions of its n terms, in a fixed order.
+// per-element two_sum work would cost more than the memory traffic. Their partial and its merge,
+// finish and empty_result are those of the float-result accumulators above (rounded_partial: a
+// double; merged by double additions), so a segment's value is a tree of n - 1 double additions of
+// its n terms, in a fixed order.
 //
 // Bound (any tree of additions: Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 // section 4.2): |v - s| <= gamma_{n-1} S, gamma_k = k u_d / (1 - k u_d), u_d = 2^-53, S the sum of

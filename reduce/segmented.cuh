@@ -180,8 +180,22 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
 
 // Waves of resident blocks in an offsets launch (segmented_kernel's groups, grid-strided) and
 // in a fixed-size one (segmented_fixed_kernel's tiles).
-inline constexpr int group_waves = 8; // 2 cost the power-law lengths 0.20 -> 0.14 of read-only
+inline constexpr int group_waves = 8; // 2 cost the power-law lengths a third of their speed
 inline constexpr int fixed_waves = 2;
+// grid capped at `waves` times the blocks of Kernel that fit the GPU at once (one where the
+// occupancy queries fail: correct, only slow); the device query's error otherwise.
+template <auto Kernel>
+cudaError_t cap_to_waves(std::int64_t& grid, int waves) {
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess)
+    return err;
+  const std::int64_t cap =
+      std::int64_t(device::resident_blocks<Kernel, segmented_threads>(device)) * waves;
+  if (grid > cap)
+    grid = cap;
+  return cudaSuccess;
+}
 // A grid capped by device::grid_limit_for_tests (tests of reproducibility: another GPU's grid).
 inline int capped_for_tests(int grid) {
   const int limit = device::grid_limit_for_tests;
@@ -200,20 +214,13 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
       const int unroll = slots == 0 ? fixed_unroll : fixed_vectors / slots; // as fixed_tiles
       const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * unroll;
       std::int64_t grid = (p.num_segments + per_block - 1) / per_block;
-      // Warps loop over their tiles (loading the next before folding this one): a few waves of
-      // the blocks that fit the GPU at once.
-      int device = 0;
-      const cudaError_t err = cudaGetDevice(&device);
+      // Warps loop over their tiles (loading the next before folding this one).
+      const cudaError_t err = cap_to_waves<segmented_fixed_kernel<R>>(grid, fixed_waves);
       if (err != cudaSuccess)
         return err;
-      const std::int64_t cap =
-          std::int64_t(device::resident_blocks<segmented_fixed_kernel<R>, segmented_threads>(device)) *
-          fixed_waves;
-      if (grid > cap)
-        grid = cap;
       segmented_fixed_kernel<R>
           <<<capped_for_tests(static_cast<int>(grid)), segmented_threads, 0, stream>>>(fp, fresh,
-                                                                                      slots);
+                                                                                       slots);
       return cudaPeekAtLastError();
     }
   }
@@ -226,16 +233,10 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
   std::int64_t grid = groups < segmented_max_grid ? groups : segmented_max_grid;
   constexpr auto kernel = segmented_kernel<R, Segments>;
   if (!shaped.block_per_segment) {
-    // Blocks loop over their groups, each reading its next group's bounds ahead: a few waves of
-    // the blocks that fit the GPU at once (1 where the queries fail: correct, only slow).
-    int device = 0;
-    const cudaError_t err = cudaGetDevice(&device);
+    // Blocks loop over their groups, each reading its next group's bounds ahead.
+    const cudaError_t err = cap_to_waves<kernel>(grid, group_waves);
     if (err != cudaSuccess)
       return err;
-    const std::int64_t cap =
-        std::int64_t(device::resident_blocks<kernel, segmented_threads>(device)) * group_waves;
-    if (grid > cap)
-      grid = cap;
   }
   grid = capped_for_tests(static_cast<int>(grid));
   if (may_share<R>(p.segments)) {

@@ -4,7 +4,6 @@
 // mode (the CUDA samples' conjugateGradient: every dot returns to the host). They stop on the
 // recurrence residual, as such code does; the true residual is computed afterwards (compensated
 // double rows, not timed) and reported beside it.
-#include <chrono>
 #include <cmath>
 #include "peer_common.cuh"
 
@@ -154,29 +153,13 @@ private:
   blas<T> bl;
 };
 
-template <class T>
-solve_result run_peer(const csr<double>& A, const std::vector<double>& b, method m,
-                      const solve_options& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  peer<T> pr(A, b, o);
-  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  solve_result r = m == method::cg ? pr.cg() : pr.bicgstab();
-  r.setup_seconds = setup;
-  return r;
-}
-
 } // namespace
 
 solve_result solve_peer(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                         const solve_options& options) {
-  if (kind.m == method::idrs) {
-    solve_result r;
-    r.message = "peer: CG and BiCGStab only";
-    return r;
-  }
   if (kind.p == precision::peer_f32)
-    return run_peer<float>(A, b, kind.m, options);
-  return run_peer<double>(A, b, kind.m, options);
+    return peer_lib::solve_with<peer<float>>(A, b, kind.m, options);
+  return peer_lib::solve_with<peer<double>>(A, b, kind.m, options);
 }
 
 } // namespace krylov

@@ -8,6 +8,7 @@
 
 #include <cublas_v2.h>
 #include <cusparse.h>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -135,6 +136,24 @@ void finish(solve_result& res, solver_base<T, T>& base, double tol) {
   res.true_relres = base.normb2 == 0 ? 0 : std::sqrt(base.true_residual2() / base.normb2);
   res.x = base.solution();
   res.x_hash = base.solution_hash();
+}
+
+// A peer solve: Peer built from A, b and o (its setup timed), then CG or BiCGStab; the peers
+// have no IDR(s).
+template <class Peer>
+solve_result solve_with(const csr<double>& A, const std::vector<double>& b, method m,
+                        const solve_options& o) {
+  if (m == method::idrs) {
+    solve_result r;
+    r.message = "peer: CG and BiCGStab only";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Peer pr(A, b, o);
+  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  solve_result r = m == method::cg ? pr.cg() : pr.bicgstab();
+  r.setup_seconds = setup;
+  return r;
 }
 
 } // namespace peer_lib

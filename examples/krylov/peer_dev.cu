@@ -16,7 +16,6 @@
 // BiCGStab's norm is monotone) rises above tol again before the check: x is the iterate peer.cu
 // stops at, the history ends at that iteration, and iterations counts the launched ones up to
 // the check (the time per iteration is launches' time either way).
-#include <chrono>
 #include <cmath>
 #include "peer_common.cuh"
 
@@ -280,29 +279,13 @@ private:
   peer_scalars<T>* sc = nullptr; // d_sc.get(): &sc->alpha etc. are device addresses
 };
 
-template <class T>
-solve_result run_peer_dev(const csr<double>& A, const std::vector<double>& b, method m,
-                          const solve_options& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  peer_dev<T> pr(A, b, o);
-  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  solve_result r = m == method::cg ? pr.cg() : pr.bicgstab();
-  r.setup_seconds = setup;
-  return r;
-}
-
 } // namespace
 
 solve_result solve_peer_dev(const csr<double>& A, const std::vector<double>& b, solver_kind kind,
                             const solve_options& options) {
-  if (kind.m == method::idrs) {
-    solve_result r;
-    r.message = "peer: CG and BiCGStab only";
-    return r;
-  }
   if (kind.p == precision::peer_dev_f32)
-    return run_peer_dev<float>(A, b, kind.m, options);
-  return run_peer_dev<double>(A, b, kind.m, options);
+    return peer_lib::solve_with<peer_dev<float>>(A, b, kind.m, options);
+  return peer_lib::solve_with<peer_dev<double>>(A, b, kind.m, options);
 }
 
 } // namespace krylov

@@ -59,10 +59,10 @@ template <class A>
 struct has_prepare<A, std::void_t<decltype(std::declval<A&>().prepare())>> : std::true_type {};
 
 // Accumulators that combine a whole block themselves (the binned exact accumulators: integer
-// digits summed by warps and shared adds, cheaper than a tree of their partials) offer the collectives
-// block_partial() and merge_partials(g, count), each returning a reference to its result in
-// shared memory, read by every thread: the kernel copies a partial out with all its threads
-// (store_by_block) and never holds one in registers (double's exact partial is 536 bytes).
+// digits summed by warps and shared adds, cheaper than a tree of their partials) offer the
+// collectives block_partial() and merge_partials(g, count), each returning a reference to its
+// result in shared memory, read by every thread: the kernel copies a partial out with all its
+// threads (store_by_block) and never holds one in registers (double's exact partial is 536 bytes).
 template <class A, class = void>
 struct has_block_partial : std::false_type {};
 template <class A>

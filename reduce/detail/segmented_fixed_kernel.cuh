@@ -40,9 +40,8 @@ struct fixed_params {
 
 // The warp tiles of a fixed-size launch with team_partial<R, Slots> (Slots 0: the loop form).
 template <class R, int Slots, class Acc>
-__device__ __forceinline__ void fixed_tiles(const fixed_params<R>& p,
-                                            const typename R::accumulator& fresh,
-                                            const Acc& warp_fresh) {
+__device__ __forceinline__ void
+fixed_tiles(const fixed_params<R>& p, const typename R::accumulator& fresh, const Acc& warp_fresh) {
   using P = typename R::accumulator::partial_type;
   using Out = typename R::out_type;
   constexpr int W = segmented_warps;
@@ -63,7 +62,7 @@ __device__ __forceinline__ void fixed_tiles(const fixed_params<R>& p,
       return p.y;
   };
   // The tile at base: its segments' totals (every lane: whole-warp shuffles) and results.
-  const auto finish_tile = [&](std::int64_t base, const P (&part)[U]) {
+  const auto finish_tile = [&](std::int64_t base, const P(&part)[U]) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t s = base + team + std::int64_t(u) * teams;
@@ -76,7 +75,7 @@ __device__ __forceinline__ void fixed_tiles(const fixed_params<R>& p,
     // Software-pipelined: the next tile's vectors are loaded before this tile's are folded, so
     // that loads stay in flight while the warp adds, merges and stores.
     using L = team_loads<R, Slots>;
-    const auto load_tile = [&](L (&l)[U], std::int64_t base) {
+    const auto load_tile = [&](L(&l)[U], std::int64_t base) {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const std::int64_t s = base + team + std::int64_t(u) * teams;
@@ -132,8 +131,8 @@ inline int fixed_slots(std::int64_t n, int tier) {
 }
 
 // Blocks per SM the kernel is compiled for: 3 (80 registers) holds two tiles' fixed_vectors loads
-// per rank without spilling; measured against 8 vectors at 2 blocks per SM (109 registers),
-// slower from size 16 up (session 11, runs 2-3).
+// per rank without spilling; 8 vectors at 2 blocks per SM (109 registers) measured slower on the
+// H200 from size 16 up.
 inline constexpr int fixed_min_blocks = 3;
 
 template <class R>

@@ -349,9 +349,8 @@ team_fold(const team_loads<R, Slots>& l, const XS& x, const YS& y, std::int64_t 
 // them one by one in the loop form's order (Slots = 0). Both kernels take Slots > 0 exactly for
 // the tiers below 5, so a segment's additions depend on its length (and alignment) alone.
 template <class R, int Slots = 0, class XS, class YS, class Acc>
-__device__ __forceinline__ typename Acc::partial_type team_partial(const XS& x, const YS& y,
-                                                                   std::int64_t n, int team,
-                                                                   int rank, const Acc& fresh) {
+__device__ __forceinline__ typename Acc::partial_type
+team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const Acc& fresh) {
   static_assert(Slots >= 0 && Slots <= segmented_unroll, "at most one round of vectors per rank");
   if constexpr (Slots > 0) {
     team_loads<R, Slots> l;
@@ -404,8 +403,7 @@ __device__ __forceinline__ typename Acc::partial_type team_partial(const XS& x, 
 // few terms), made from R's fresh accumulator where they are the same type (Reduce's op and
 // init travel in it).
 template <class R>
-using warp_accumulator_t =
-    short_accumulator_t<typename R::accumulator, typename R::out_type>;
+using warp_accumulator_t = short_accumulator_t<typename R::accumulator, typename R::out_type>;
 static_assert(segmented_warp_max <= short_terms, "warp tiers within the short accumulators' bound");
 template <class R>
 __device__ __forceinline__ warp_accumulator_t<R>
@@ -440,7 +438,7 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
 // Blocks per SM the kernel of R is compiled for: 3 (80 registers) for unary reductions of 8-, 32-
 // and 64-bit elements with a partial of at most 8 bytes (float-result sums and norms, Min, Max,
 // Reduce); 4 (64 registers) made the warp tiers' predicated loads spill (80-byte frames) and the
-// small offsets segments slower (session 11, runs 2-3); else 0, no hint: 16-bit inputs, wider
+// small offsets segments slower on the H200; else 0, no hint: 16-bit inputs, wider
 // partials and dot products would spill under a cap, and an explicit 1 lets ptxas take more
 // registers than no hint does (91 against 80 for 16-bit sums: 2 blocks per SM instead of 3,
 // 17-23% slower on the H200).

@@ -311,12 +311,17 @@ TEST_CASE("binned_exact_sum_f64 (host model): subnormals and the bottom of the r
 }
 
 // The kernel skips -0 pieces: a zero lo is always -0 (never +0), for every kind of double,
-// and the lo of a double whose low 27 fraction bits are clear (a float widened) is -0. Float-valued doubles, zeros,
-// integers, subnormals, Inf and NaN.
+// and the lo of a double whose low 27 fraction bits are clear (a float widened) is -0. Float-valued
+// doubles, zeros, integers, subnormals, Inf and NaN.
 TEST_CASE("binned_exact_sum_f64: zero low pieces are -0") {
   using A = tcr::binned_exact_sum_f64<256>;
   rng64 rng(17);
-  std::vector<double> x = {0.0, -0.0, 1.0, -1.0, 3.0, std::numeric_limits<double>::infinity(),
+  std::vector<double> x = {0.0,
+                           -0.0,
+                           1.0,
+                           -1.0,
+                           3.0,
+                           std::numeric_limits<double>::infinity(),
                            -std::numeric_limits<double>::infinity(),
                            std::numeric_limits<double>::quiet_NaN(),
                            std::numeric_limits<double>::denorm_min(),

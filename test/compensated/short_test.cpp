@@ -109,8 +109,8 @@ TEST_CASE("short accumulators: 16-bit and 8-bit inputs, Asum and Nrm2 within the
     std::vector<__half> h(n);
     std::vector<double> hd(n);
     for (std::size_t i = 0; i < n; ++i) {
-      h[i] = __float2half_rn(std::ldexp(float(int(rng.next() % 2001) - 1000),
-                                        int(rng.next() % 30) - 24));
+      h[i] = __float2half_rn(
+          std::ldexp(float(int(rng.next() % 2001) - 1000), int(rng.next() % 30) - 24));
       hd[i] = double(__half2float(h[i]));
     }
     using A = tcr::short_sum_accumulator<false>;
