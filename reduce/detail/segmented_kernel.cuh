@@ -58,10 +58,10 @@ inline constexpr std::int64_t segmented_warp_max = 4096;       // longer segment
 inline constexpr int segmented_unroll = 4;                     // vectors per operand in flight
 inline constexpr std::int64_t segmented_max_grid = std::int64_t(1) << 20; // blocks, at most
 // Blocks a launch should have at least, where the segments allow: a group holds fewer segments
-// per warp when there are too few segments to fill this many blocks with 32 per warp (chosen so
-// that a batch of long segments spreads over the GPU as one segment per warp did; not yet
-// measured).
-inline constexpr std::int64_t segmented_target_blocks = 4096;
+// per warp when there are too few segments to fill this many blocks with 32 per warp (1024
+// measured faster than 4096 on the H200 for mixed lengths: more segments per warp keep more
+// lanes busy; see group_waves in reduce/segmented.cuh).
+inline constexpr std::int64_t segmented_target_blocks = 1024;
 inline constexpr int block_tier = 6; // a segment longer than segmented_warp_max: the block's
 
 // Segments per warp in a group: 32, or the largest power of two below it that still gives
@@ -190,9 +190,11 @@ struct share_entry {
 struct share_state {
   unsigned long long entries; // entries allocated (may run past max_share_entries)
   unsigned long long slots;   // pool slots allocated (may run past max_share_slots)
-  unsigned long long help;    // tickets of helping blocks: entry indices
+  unsigned long long help;    // tickets of helping blocks (ticket t: entry t mod entries)
 };
 inline constexpr std::int64_t max_share_entries = 2048;
+// Passes of the helping blocks' tickets over the entries (each entry meets up to this many helpers).
+inline constexpr int help_passes = 8;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
 inline constexpr std::size_t share_align = 256;
 static_assert(sizeof(share_state) <= share_align, "the entries follow the counters");
@@ -495,9 +497,10 @@ struct block_plan {
 // segments are offered to the grid: the block allocates a share entry per segment (and k pool
 // slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the chunks of
 // its own entries one by one (an atomic per chunk), and takes alone the segments it found no
-// entry or slots for. A block whose groups are all done takes entries by ticket (each entry
-// thus meets one helper) and claims what is left in them, until the tickets pass the entries
-// allocated so far. Whoever takes chunk j folds it with the team of the
+// entry or slots for. A block whose groups are all done takes entries by ticket (ticket t: entry
+// t mod the entries allocated so far, so that each entry meets up to help_passes helpers) and
+// claims what is left in them, until the tickets pass help_passes times the entries allocated
+// so far. Whoever takes chunk j folds it with the team of the
 // whole block (team_partial, 256 threads) and a BlockReduce; a segment of one chunk gets its
 // result at once; for k > 1 the partial goes to slot0 + j, and the block of the last arrival
 // merges the k partials: thread t folds partials t, t + 256, ... in order, then a BlockReduce,
@@ -766,9 +769,10 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
           return pl.hand;
         continue;
       }
-      // Helping: entries by ticket (each entry goes to one helper besides its own block), their
-      // chunks until none is left; done when the ticket passes the entries allocated so far
-      // (entries allocated later are their own blocks').
+      // Helping: entries by ticket, ticket t to entry t mod A (A the entries allocated so far),
+      // their chunks until none is left; done when the ticket passes help_passes * A (entries
+      // allocated later are their own blocks'). So an entry meets up to help_passes helpers
+      // besides its own block: a segment of many chunks is spread over that many blocks.
       for (;;) {
         if (pl.look != no_entry) {
           const job j = claim(pl.look, false);
@@ -780,11 +784,12 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         unsigned long long allocated = peek(&p.state->entries);
         if (allocated > as_u64(max_share_entries))
           allocated = as_u64(max_share_entries);
-        if (t >= allocated)
+        if (allocated == 0 || t >= as_u64(help_passes) * allocated)
           return nothing;
-        while (peek(&p.entries[t].ready) == 0) // allocated by a running block, flagged next
+        const unsigned long long e = t % allocated;
+        while (peek(&p.entries[e].ready) == 0) // allocated by a running block, flagged next
           pause_briefly();
-        pl.look = t;
+        pl.look = e;
       }
     }
   };
