@@ -193,7 +193,8 @@ struct share_state {
   unsigned long long help;    // tickets of helping blocks (ticket t: entry t mod entries)
 };
 inline constexpr std::int64_t max_share_entries = 2048;
-// Passes of the helping blocks' tickets over the entries (each entry meets up to this many helpers).
+// Passes of the helping blocks' tickets over the entries (each entry meets up to this many
+// helpers).
 inline constexpr int help_passes = 8;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
 inline constexpr std::size_t share_align = 256;
