@@ -785,7 +785,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         unsigned long long allocated = peek(&p.state->entries);
         if (allocated > as_u64(max_share_entries))
           allocated = as_u64(max_share_entries);
-        if (allocated == 0 || t >= as_u64(help_passes) * allocated)
+        if (t >= as_u64(help_passes) * allocated) // (always for A = 0: no division by 0)
           return nothing;
         const unsigned long long e = t % allocated;
         while (peek(&p.entries[e].ready) == 0) // allocated by a running block, flagged next
