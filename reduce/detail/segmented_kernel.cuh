@@ -787,7 +787,8 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
           allocated = as_u64(max_share_entries);
         if (t >= as_u64(help_passes) * allocated) // (always for A = 0: no division by 0)
           return nothing;
-        const unsigned long long e = t % allocated;
+        // t < help_passes * max_share_entries: a 32-bit remainder (no 64-bit division routine)
+        const unsigned long long e = static_cast<unsigned>(t) % static_cast<unsigned>(allocated);
         while (peek(&p.entries[e].ready) == 0) // allocated by a running block, flagged next
           pause_briefly();
         pl.look = e;
