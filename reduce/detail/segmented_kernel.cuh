@@ -80,12 +80,18 @@ template <class R>
 __host__ __device__ __forceinline__ int tier_of(std::int64_t n) {
   if (n > segmented_warp_max)
     return block_tier;
-  constexpr int round = segmented_unroll * R::vector_items; // elements of one lane's full round
-  int rounds = static_cast<int>((n + round - 1) / round);
+  constexpr int round = segmented_unroll * R::vector_items;     // elements of one lane's full round
+  const int rounds = (static_cast<int>(n) + round - 1) / round; // n <= segmented_warp_max
+#if defined(__CUDA_ARCH__)
+  // ceil(log2(rounds)) for rounds >= 2 (rounds <= segmented_warp_max), capped at 5
+  const int tier = rounds <= 1 ? 0 : 32 - __clz(rounds - 1);
+  return tier < 5 ? tier : 5;
+#else
   int tier = 0;
   while (tier < 5 && (1 << tier) < rounds)
     ++tier;
   return tier;
+#endif
 }
 
 // A source moved to element `first`, indexed from 0 within the segment (so indexed_source's
@@ -556,22 +562,26 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     if (lane < G && base + lane < p.num_segments)
       tier = tier_of<R>(length);
     read_bounds(g + gridDim.x);
-    const unsigned long_lanes = __ballot_sync(full_warp_mask, tier == block_tier);
+    // Where every segment of the group is of tier 0 (or none), no ballots: tier 0 alone.
+    unsigned long_lanes = 0u, tiers = 1u;
+    if (!__all_sync(full_warp_mask, tier <= 0)) {
+      long_lanes = __ballot_sync(full_warp_mask, tier == block_tier);
+      if (tier == block_tier) { // for thread 0's planning (no second read of the bounds)
+        s_bounds[warp][lane][0] = first;
+        s_bounds[warp][lane][1] = length;
+      }
+      // 2. The warp's tiers in turn; the k-th segment of a tier of teams of T = 2^t lanes goes
+      // to team k mod (32 / T), lanes [T (k mod 32 / T), ...) of the warp.
+      tiers = tier >= 0 && tier < block_tier ? 1u << tier : 0u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      tiers = __reduce_or_sync(full_warp_mask, tiers);
+#else
+      for (int d = 1; d < 32; d *= 2) // no redux.sync before sm_80
+        tiers |= __shfl_xor_sync(full_warp_mask, tiers, d);
+#endif
+    }
     if (lane == 0)
       s_long[warp] = long_lanes;
-    if (tier == block_tier) { // for thread 0's planning (no second read of the bounds)
-      s_bounds[warp][lane][0] = first;
-      s_bounds[warp][lane][1] = length;
-    }
-    // 2. The warp's tiers in turn; the k-th segment of a tier of teams of T = 2^t lanes goes to
-    // team k mod (32 / T), lanes [T (k mod 32 / T), ...) of the warp.
-    unsigned tiers = tier >= 0 && tier < block_tier ? 1u << tier : 0u;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    tiers = __reduce_or_sync(full_warp_mask, tiers);
-#else
-    for (int d = 1; d < 32; d *= 2) // no redux.sync before sm_80
-      tiers |= __shfl_xor_sync(full_warp_mask, tiers, d);
-#endif
     for (; tiers != 0; tiers &= tiers - 1) {
       const int t = __ffs(tiers) - 1;
       // Tier 0 (teams of one lane): each lane folds its own segment, where it holds one of
