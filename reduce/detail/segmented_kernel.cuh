@@ -82,16 +82,8 @@ __host__ __device__ __forceinline__ int tier_of(std::int64_t n) {
     return block_tier;
   constexpr int round = segmented_unroll * R::vector_items;     // elements of one lane's full round
   const int rounds = (static_cast<int>(n) + round - 1) / round; // n <= segmented_warp_max
-#if defined(__CUDA_ARCH__)
-  // ceil(log2(rounds)) for rounds >= 2 (rounds <= segmented_warp_max), capped at 5
-  const int tier = rounds <= 1 ? 0 : 32 - __clz(rounds - 1);
-  return tier < 5 ? tier : 5;
-#else
-  int tier = 0;
-  while (tier < 5 && (1 << tier) < rounds)
-    ++tier;
-  return tier;
-#endif
+  // ceil(log2(rounds)) capped at 5, without a loop: the powers of two below rounds, up to 16
+  return (rounds > 1) + (rounds > 2) + (rounds > 4) + (rounds > 8) + (rounds > 16);
 }
 
 // A source moved to element `first`, indexed from 0 within the segment (so indexed_source's
