@@ -548,6 +548,13 @@ struct certified_exact : Inner {
     }
     return detail::unless_unproven(r, unproven);
   }
+#if defined(__CUDACC__)
+  // Inner's warp_finish would round to Inner's results: this finish instead, in every lane.
+  template <class Out>
+  __device__ Out warp_finish(const typename Inner::partial_type& p) const {
+    return finish<Out>(p);
+  }
+#endif
   // n = 0: +0 (every accumulator's empty result), exactly: the bound is 0.
   template <class Out>
   TCR_HD Out empty_result() const {

@@ -69,6 +69,14 @@ template <class A>
 struct has_block_partial<A, std::void_t<decltype(std::declval<const A&>().block_partial())>>
     : std::true_type {};
 
+// Whether accumulator A rounds a partial into Out by a whole warp together (warp_finish).
+template <class A, class Out, class = void>
+struct has_warp_finish : std::false_type {};
+template <class A, class Out>
+struct has_warp_finish<A, Out,
+                       std::void_t<decltype(std::declval<const A&>().template warp_finish<Out>(
+                           std::declval<const typename A::partial_type&>()))>> : std::true_type {};
+
 // How a warp folds full rounds of vectors.
 enum class engine_kind {
   cuda_core,         // every lane adds its own vectors to its accumulator
@@ -446,10 +454,35 @@ __global__ void __launch_bounds__(Threads)
     else
       return combine(r_state.partial(), std::false_type{}, Threads);
   }();
+  // The result of a block-level total that every thread can read (shared memory), written by
+  // thread 0: rounded by warp 0 together where the accumulator can (warp_finish), else by
+  // thread 0 alone. Then `after` (thread 0).
+  const auto write_total = [&](const P& total, auto after) {
+    if constexpr (has_warp_finish<Acc, Out>::value) {
+      if (threadIdx.x < 32) {
+        const Out v = fresh.template warp_finish<Out>(total);
+        if (threadIdx.x == 0) {
+          write_result(p.out, v);
+          after();
+        }
+      }
+    } else if (threadIdx.x == 0) {
+      write_result(p.out, fresh.template finish<Out>(total));
+      after();
+    }
+  };
   if constexpr (!Grid) {
-    if (threadIdx.x == 0)
+    if constexpr (shared_total) {
+      if (p.n == 0) {
+        if (threadIdx.x == 0)
+          write_result(p.out, fresh.template empty_result<Out>());
+      } else {
+        write_total(block_total, [] {});
+      }
+    } else if (threadIdx.x == 0) {
       write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
                                    : fresh.template finish<Out>(block_total));
+    }
   } else {
     // 3. Arrive. A partial in shared memory goes out by every thread, each fencing its own
     // stores before the barrier; thread 0's arrival then releases them all.
@@ -475,10 +508,7 @@ __global__ void __launch_bounds__(Threads)
 
     if constexpr (shared_total) {
       const P& total = fresh.merge_partials(g_partials, static_cast<int>(gridDim.x));
-      if (threadIdx.x == 0) {
-        write_result(p.out, fresh.template finish<Out>(total));
-        reset_arrival(p.arrival, p.key);
-      }
+      write_total(total, [&] { reset_arrival(p.arrival, p.key); });
     } else {
       // 4. The last block merges: thread t takes partials t, t + Threads, ... (at most
       // max_grid / Threads) in block order, the loads of a batch in flight together.
