@@ -233,6 +233,7 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
   const std::int64_t groups = shaped.block_per_segment
                                   ? p.num_segments
                                   : (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
+  shaped.groups = groups;
   std::int64_t grid = groups < segmented_max_grid ? groups : segmented_max_grid;
   constexpr auto kernel = segmented_kernel<R, Segments>;
   if (!shaped.block_per_segment) {
@@ -240,6 +241,18 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
     const cudaError_t err = cap_to_waves<kernel>(grid, group_waves);
     if (err != cudaSuccess)
       return err;
+  }
+  if (may_share<R>(p.segments)) {
+    // Fewer groups than a wave of blocks: the rest of the wave helps with the groups' block-tier
+    // chunks from the start (a segment of one chunk too), so that few long segments do not go
+    // one after another through few blocks (on the H200, 1024 offsets segments of 65536 floats:
+    // 128 groups of 8).
+    std::int64_t wave = segmented_max_grid;
+    const cudaError_t err = cap_to_waves<kernel>(wave, 1);
+    if (err != cudaSuccess)
+      return err;
+    if (grid < wave)
+      grid = wave;
   }
   grid = capped_for_tests(static_cast<int>(grid));
   if (may_share<R>(p.segments)) {

@@ -189,11 +189,17 @@ struct share_state {
   unsigned long long entries; // entries allocated (may run past max_share_entries)
   unsigned long long slots;   // pool slots allocated (may run past max_share_slots)
   unsigned long long help;    // tickets of helping blocks (ticket t: entry t mod entries)
+  unsigned long long pending; // chunks of flagged entries not yet claimed (helpers stop at 0)
+  unsigned long long started; // groups whose entries are flagged (all groups: none to come)
 };
 inline constexpr std::int64_t max_share_entries = 2048;
 // Passes of the helping blocks' tickets over the entries (each entry meets up to this many
 // helpers).
-inline constexpr int help_passes = 8;
+inline constexpr int help_passes = 64;
+// Polls of a helper that finds no chunk left while groups are still to publish theirs (a grid
+// with more blocks than groups: the blocks past the groups help from the start), each after a
+// pause_briefly; then it stops (a group whose block has not started yet is its own).
+inline constexpr int help_polls = 64;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
 inline constexpr std::size_t share_align = 256;
 static_assert(sizeof(share_state) <= share_align, "the entries follow the counters");
@@ -216,6 +222,7 @@ struct segmented_params {
   typename R::out_iterator out;
   Segments segments;
   std::int64_t num_segments;
+  std::int64_t groups;    // groups of the launch (segments where block_per_segment)
   int per_warp;           // segments per warp and group, 1..32 (segments_per_warp)
   bool block_per_segment; // every segment is longer than segmented_warp_max (known on the host):
                           // block b takes segments b, b + grid, ... (the team and order alike)
@@ -484,6 +491,7 @@ struct block_plan {
   unsigned long long look;         // help: the entry whose chunks are being claimed
   unsigned alone[segmented_warps]; // block-tier lanes of the group not published, per warp
   std::int64_t group;              // the group (-1: helping)
+  int polls;                       // help: polls that found no chunk left
   int w_next;                      // alone[w_next..] not yet read
   unsigned m;                      // lanes of alone[w_next - 1] not yet taken
 };
@@ -499,7 +507,11 @@ struct block_plan {
 // entry or slots for. A block whose groups are all done takes entries by ticket (ticket t: entry
 // t mod the entries allocated so far, so that each entry meets up to help_passes helpers) and
 // claims what is left in them, until the tickets pass help_passes times the entries allocated
-// so far. Whoever takes chunk j folds it with the team of the
+// so far or no flagged chunk is left unclaimed (share_state::pending); blocks past the groups
+// (a grid of fewer groups than a wave of blocks) help from the start and, finding nothing,
+// poll a while for the groups that have yet to flag their entries. (Tickets, the pending
+// count and the polls decide only who takes which chunk.) Whoever takes chunk j folds it with
+// the team of the
 // whole block (team_partial, 256 threads) and a BlockReduce; a segment of one chunk gets its
 // result at once; for k > 1 the partial goes to slot0 + j, and the block of the last arrival
 // merges the k partials: thread t folds partials t, t + 256, ... in order, then a BlockReduce,
@@ -633,6 +645,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     pl.group = -1;
     pl.w_next = W;
     pl.m = 0u;
+    pl.polls = 0;
   }
   const auto segment_of_lane = [&](std::int64_t g, int w, int l) -> std::int64_t {
     return block_only ? g : (g * W + w) * G + l;
@@ -708,7 +721,11 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
       pl.own = 0;
       return;
     }
-    __threadfence(); // the entries' fields are visible before their flags
+    unsigned long long offered = 0;
+    for (unsigned long long f = pl.own; f < pl.end; ++f)
+      offered += p.entries[f].chunks;
+    atomicAdd(&st->pending, offered); // before the flags: a claim of them never passes it
+    __threadfence();                  // the entries' fields are visible before their flags
     for (unsigned long long f = pl.own; f < pl.end; ++f)
       *reinterpret_cast<volatile unsigned long long*>(&p.entries[f].ready) = 1;
   };
@@ -727,6 +744,7 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     const unsigned long long c = atomicAdd(&en->claimed, 1ull);
     if (c >= chunks)
       return nothing;
+    atomicAdd(&p.state->pending, ~0ull); // one chunk fewer to offer (a wrapping - 1)
     job j = nothing;
     j.s = *reinterpret_cast<const volatile std::int64_t*>(&en->s);
     j.first = *reinterpret_cast<const volatile std::int64_t*>(&en->first);
@@ -783,12 +801,23 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
             return j;
           pl.look = no_entry;
         }
-        const unsigned long long t = atomicAdd(&p.state->help, 1ull);
+        // Nothing to take: every flagged chunk is taken, or the tickets have passed the entries
+        // allocated so far (always for A = 0: no division by 0). Done (entries flagged later are
+        // their own blocks'), but a block past the groups (it owned none: the grid has more
+        // blocks than groups) waits for groups still to flag theirs: a pause and again, up to
+        // help_polls times.
+        const bool taken = peek(&p.state->pending) == 0;
+        const unsigned long long t = taken ? 0ull : atomicAdd(&p.state->help, 1ull);
         unsigned long long allocated = peek(&p.state->entries);
         if (allocated > as_u64(max_share_entries))
           allocated = as_u64(max_share_entries);
-        if (t >= as_u64(help_passes) * allocated) // (always for A = 0: no division by 0)
-          return nothing;
+        if (taken || t >= as_u64(help_passes) * allocated) {
+          if (blockIdx.x < p.groups || peek(&p.state->started) >= as_u64(p.groups) ||
+              ++pl.polls > help_polls)
+            return nothing;
+          pause_briefly();
+          continue;
+        }
         // t < help_passes * max_share_entries: a 32-bit remainder (no 64-bit division routine)
         const unsigned long long e = static_cast<unsigned>(t) % static_cast<unsigned>(allocated);
         while (peek(&p.entries[e].ready) == 0) // allocated by a running block, flagged next
@@ -829,6 +858,8 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
       else
         pl.group = -1;
     }
+    if (own && p.state != nullptr && threadIdx.x == 0)
+      atomicAdd(&p.state->started, 1ull); // after the group's flags (start_group)
     for (int round = 0; jobs; ++round) {
       job j = nothing;
       if (direct) {
