@@ -38,6 +38,9 @@
 //   double result: |res - s| <= 2u|s| + 2^-88 S
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double); Inf and NaN stay in their
 //   own vector. Accuracy::fast runs the same path; Engine::tensor_core: cudaErrorNotSupported.
+//   Accuracy::correctly_rounded / ::reproducible: Sum and Asum of the float-range types give
+//   each vector's exact sum rounded once (DeviceSegmentedReduce's exact path); Dot, Nrm2 and
+//   double inputs: cudaErrorNotSupported.
 //
 // Reproducibility: each batch runs DeviceSegmentedReduce's kernel with the vectors as its
 // segments, so vector i's combining order depends only on its length, its increments and (incx

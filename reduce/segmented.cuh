@@ -38,9 +38,16 @@
 // by 64 levels; a segment of k chunks (below) has a tree of 8 + ceil(k / 256) + 8 levels. A
 // longer segment's result is computed the same way, without the proven bound. Accuracy::fast
 // runs the same compensated path (its bound holds with c = 1), except on the tensor cores.
-// Accuracy::reproducible and Accuracy::correctly_rounded have no segmented path yet: those calls
-// return cudaErrorNotSupported after the argument checks (the size query answers as for the
-// other modes) and write nothing.
+// Accuracy::reproducible and Accuracy::correctly_rounded (one path): Sum and Asum of f32, f16,
+// bf16, e4m3 and e5m2 give each segment's exact sum (of |x_i|) rounded once to nearest even into
+// the result (float, double, __half, __nv_bfloat16; df32 / dd: hi = RN(s), lo = RN(s - hi)), as
+// tcr::DeviceReduce's exact modes do: the same kernel folds exact_sum<float>
+// (compensated/exact.cuh, integer limbs, any order gives the same state) in every team, so the bits
+// depend on the segment's values alone; an empty segment gives +0, one of -0s only -0; NaN and Inf
+// as plain summation. About 7-11x the compensated path's time (the H200, 2^26 floats). Integer
+// inputs are exact in every mode. Dot, Nrm2 and double inputs have no exact segmented path: those
+// calls return cudaErrorNotSupported after the argument checks (the size query answers as for the
+// other modes) and write nothing, as does Engine::tensor_core in these modes.
 // Tensor cores: the fixed-size Sum and Asum of e4m3 (any mode; exact MMA chains, so the
 // compensated contract) and of __half (Accuracy::fast: the bound of tcr::DeviceReduce's fast
 // __half sums, c = fast_error_constant) take a tensor-core row path (each segment a row of an MMA
@@ -96,6 +103,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include "../compensated/exact.cuh"
 #include "../compensated/reductions.cuh"
 #include "detail/device_kernel.cuh"
 #include "detail/extrema.cuh"
@@ -347,6 +355,29 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
   }
 }
 
+// Accuracy::reproducible and Accuracy::correctly_rounded: Sum and Asum of the float-range input
+// types fold exact_sum<float> (compensated/exact.cuh: the exact sum in integer limbs, merged
+// exactly) in the kernel's teams, so each result is the segment's exact sum rounded once. Dot,
+// Nrm2 and double inputs have no exact segmented path (run: cudaErrorNotSupported after the
+// checks); integer inputs are exact in every mode and take the usual path.
+template <op_kind Op, class X>
+inline constexpr bool exact_segmented_v = (Op == op_kind::sum || Op == op_kind::asum) &&
+                                          !std::is_same_v<X, double> && !is_integer_input_v<X>;
+template <op_kind Op, class X, class Out, class XS, class YS, class OutIt, class Segments>
+cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
+                      const YS& ys, const OutIt& out, std::int64_t num_segments,
+                      const Segments& segments, cudaStream_t stream, ReduceOptions options) {
+  static_assert(exact_segmented_v<Op, X>, "an exact segmented path exists for these types");
+  using Acc = exact_sum<float>;
+  using R = device::reduction<Acc, X, void, Out, Op == op_kind::asum, XS, const X*, OutIt>;
+  const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
+  if (d_temp_storage != nullptr && options.engine == Engine::tensor_core) {
+    const cudaError_t err = check(temp_storage_bytes, p);    // bad arguments say so first
+    return err != cudaSuccess ? err : cudaErrorNotSupported; // no tensor-core exact path
+  }
+  return launch(d_temp_storage, temp_storage_bytes, p, stream, Acc{});
+}
+
 // Sum, Asum, Dot, Nrm2: the accumulator of tcr::DeviceReduce for the types (integers exact);
 // the tensor-core row path where it applies and is asked for (or chosen), else the kernel.
 template <op_kind Op, class XIt, class YIt, class OutIt, class Segments>
@@ -366,10 +397,17 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
     using R = device::sum_like_reduction_t<Op, X, Y, Out, XS, YS, OutIt>;
     const typename R::accumulator fresh{};
     const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
-    if (d_temp_storage != nullptr && (options.accuracy == Accuracy::reproducible ||
-                                      options.accuracy == Accuracy::correctly_rounded)) {
-      const cudaError_t err = check(temp_storage_bytes, p);    // bad arguments say so first
-      return err != cudaSuccess ? err : cudaErrorNotSupported; // no exact segmented path yet
+    const bool exact_mode = options.accuracy == Accuracy::reproducible ||
+                            options.accuracy == Accuracy::correctly_rounded;
+    if constexpr (exact_segmented_v<Op, X>) {
+      if (exact_mode)
+        return run_exact<Op, X, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, num_segments,
+                                     segments, stream, options);
+    } else if constexpr (!is_integer_input_v<X>) {
+      if (exact_mode && d_temp_storage != nullptr) {
+        const cudaError_t err = check(temp_storage_bytes, p);    // bad arguments say so first
+        return err != cudaSuccess ? err : cudaErrorNotSupported; // no exact path for this case
+      }
     }
     if (d_temp_storage != nullptr && options.engine != Engine::cuda_core) {
       cudaError_t err = check(temp_storage_bytes, p);

@@ -158,21 +158,19 @@ TEST_CASE("no segments: success without a launch, whatever the pointers") {
                     static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 0, 0) == cudaSuccess);
 }
 
-TEST_CASE("the exact modes have no segmented path: cudaErrorNotSupported after the checks") {
+TEST_CASE("the exact modes: Dot has no segmented path, cudaErrorNotSupported after the checks") {
+  // (Sum and Asum of the float-range types have one: segmented_exact_test.cu.)
   std::size_t b = std::size_t(1) << 30;
   void* temp = fake<void>(0x40000);
   const auto* x = fake<const float>(0x10000);
   float* out = fake<float>(0x20000);
-  const std::int64_t* off = fake<const std::int64_t>(0x30000);
   for (tcr::Accuracy a : {tcr::Accuracy::reproducible, tcr::Accuracy::correctly_rounded}) {
     tcr::ReduceOptions o;
     o.accuracy = a;
-    CHECK(DSR::Sum(temp, b, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Asum(temp, b, x, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
     CHECK(DSR::Dot(temp, b, x, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Sum(temp, b, x, out, -1, 16, 0, o) == cudaErrorInvalidValue); // checks first
+    CHECK(DSR::Dot(temp, b, x, x, out, -1, 16, 0, o) == cudaErrorInvalidValue); // checks first
     std::size_t q = 0;
-    CHECK(DSR::Sum(nullptr, q, x, out, 4, 16, 0, o) == cudaSuccess); // the size query answers
+    CHECK(DSR::Dot(nullptr, q, x, x, out, 4, 16, 0, o) == cudaSuccess); // the size query answers
   }
 }
 
