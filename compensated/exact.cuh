@@ -162,6 +162,51 @@ enum exact_flag : std::uint32_t {
   exact_nan = 4u,         // a NaN input
   exact_not_neg_zero = 8u // an input other than -0 (decides the sign of a zero sum)
 };
+
+// The result encodings shared by exact_sum's rounding and the warp's (round_warp in
+// compensated/exact_binned.cuh), for V = float, double, __half, __nv_bfloat16.
+template <class V>
+TCR_HD V value_of_bits(typename exact_format<V>::bits_type b) {
+  V v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+template <class V>
+inline constexpr
+    typename exact_format<V>::bits_type sign_bit_of = typename exact_format<V>::bits_type(1)
+                                                      << (8 * sizeof(V) - 1);
+// Whether the flags record an Inf or NaN input; then special_result is plain summation's result:
+// NaN if a NaN was seen or both infinities were, else the infinity seen.
+TCR_HD bool has_special(std::uint32_t flags) {
+  return (flags & (exact_nan | exact_pos_inf | exact_neg_inf)) != 0;
+}
+template <class V>
+TCR_HD V special_result(std::uint32_t flags) {
+  using VF = exact_format<V>;
+  const bool nan = (flags & exact_nan) ||
+                   (flags & (exact_pos_inf | exact_neg_inf)) == (exact_pos_inf | exact_neg_inf);
+  return value_of_bits<V>(
+      nan ? VF::nan_bits : (flags & exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit_of<V>));
+}
+// A zero exact sum: -0 if every input was -0 (no exact_not_neg_zero), else +0.
+template <class V>
+TCR_HD V zero_result(std::uint32_t flags) {
+  using VB = typename exact_format<V>::bits_type;
+  return value_of_bits<V>((flags & exact_not_neg_zero) ? VB(0) : sign_bit_of<V>);
+}
+// (-1)^negative q 2^t for the rounded significand q < 2^(M + 1) (2^(M + 1) after a carry) and t
+// the exponent of its last bit (at least V's subnormal exponent): the biased-exponent field counts
+// from the subnormals' t, and a q of M + 1 bits adds the implicit bit's 1 to it; +-inf beyond
+// the range.
+template <class V>
+TCR_HD V encode_rounded(int t, std::uint64_t q, bool negative) {
+  using VF = exact_format<V>;
+  using VB = typename VF::bits_type;
+  std::uint64_t b = (std::uint64_t(t - VF::lsb_exponent) << VF::fraction_bits) + q;
+  if (b > std::uint64_t(VF::inf_bits))
+    b = VF::inf_bits;
+  return value_of_bits<V>(VB(b) | (negative ? sign_bit_of<V> : VB(0)));
+}
 } // namespace detail
 
 // exact_partial<T>: the state of exact_sum<T>, a trivially copyable value type that threads,
@@ -453,20 +498,8 @@ private:
   // of 2^L; +0 where it is zero; lo untouched where s is not finite).
   template <class V, bool Rest>
   TCR_HD static V round_canonical(const partial_type& p, V* lo) {
-    using VF = detail::exact_format<V>;
-    using VB = typename VF::bits_type;
-    constexpr VB sign_bit = VB(1) << (8 * sizeof(VB) - 1);
-    if (p.flags & (detail::exact_nan | detail::exact_pos_inf | detail::exact_neg_inf)) {
-      const bool nan = (p.flags & detail::exact_nan) ||
-                       (p.flags & (detail::exact_pos_inf | detail::exact_neg_inf)) ==
-                           (detail::exact_pos_inf | detail::exact_neg_inf);
-      const VB bits =
-          nan ? VF::nan_bits
-              : (p.flags & detail::exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
-      V v;
-      std::memcpy(&v, &bits, sizeof v);
-      return v;
-    }
+    if (detail::has_special(p.flags))
+      return detail::special_result<V>(p.flags);
     const bool negative = p.limb[limbs - 1] < 0;
     if constexpr (unroll_limbs) {
       // Short states: |s| as a copy, in registers (every loop over it is unrolled).
@@ -494,9 +527,6 @@ private:
   template <class V, bool Rest, class Digits>
   TCR_HD static V round_digits(const Digits& mag, bool negative, std::uint32_t flags, V* lo) {
     using VF = detail::exact_format<V>;
-    using VB = typename VF::bits_type;
-    constexpr VB sign_bit = VB(1) << (8 * sizeof(VB) - 1);
-    VB bits;
     int top = -1; // the highest nonzero limb of m
     std::uint64_t top_limb = 0;
     if constexpr (unroll_limbs) {
@@ -520,12 +550,8 @@ private:
     }
     if constexpr (Rest)
       *lo = V(0);
-    if (top < 0) { // the exact sum is zero
-      bits = (flags & detail::exact_not_neg_zero) ? VB(0) : sign_bit;
-      V v;
-      std::memcpy(&v, &bits, sizeof v);
-      return v;
-    }
+    if (top < 0) // the exact sum is zero
+      return detail::zero_result<V>(flags);
     constexpr int M = VF::fraction_bits;
     constexpr int L = format::lsb_exponent;
     const int P = 32 * top + detail::bit_width64(top_limb) - 1; // top bit
@@ -575,15 +601,7 @@ private:
       }
       q += up ? 1 : 0;
     }
-    // q 2^t with q < 2^(M + 1) (2^(M + 1) after a carry): the biased-exponent field counts from
-    // the subnormals' t, and a q of M + 1 bits adds the implicit bit's 1 to it.
-    std::uint64_t b = (std::uint64_t(t - VF::lsb_exponent) << M) + q;
-    if (b > std::uint64_t(VF::inf_bits))
-      b = VF::inf_bits;
-    bits = VB(b) | (negative ? sign_bit : VB(0));
-    V v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
+    return detail::encode_rounded<V>(t, q, negative); // q 2^t, q < 2^(M + 1) or a carry's
   }
 };
 

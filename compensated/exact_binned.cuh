@@ -355,22 +355,13 @@ template <class V, class T>
 __device__ V round_warp(const exact_partial<T>& s) {
   using F = exact_format<T>;
   using VF = exact_format<V>;
-  using VB = typename VF::bits_type;
   constexpr int NL = exact_partial<T>::limbs;
   constexpr int J = (NL + 31) / 32;
   constexpr unsigned full = 0xffffffffu;
-  constexpr VB sign_bit = VB(1) << (8 * sizeof(VB) - 1);
   const int lane = static_cast<int>(threadIdx.x & 31);
   const std::uint32_t flags = s.flags;
-  VB bits;
-  if (flags & (exact_nan | exact_pos_inf | exact_neg_inf)) {
-    const bool nan = (flags & exact_nan) ||
-                     (flags & (exact_pos_inf | exact_neg_inf)) == (exact_pos_inf | exact_neg_inf);
-    bits = nan ? VF::nan_bits : (flags & exact_pos_inf ? VF::inf_bits : VF::inf_bits | sign_bit);
-    V v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  }
+  if (has_special(flags))
+    return special_result<V>(flags);
   const bool negative = s.limb[NL - 1] < 0;
   long long a[J];
   TCR_UNROLL
@@ -403,12 +394,8 @@ __device__ V round_warp(const exact_partial<T>& s) {
     if (nz != 0u)
       top = 32 * j + 31 - __clz(static_cast<int>(nz));
   }
-  if (top < 0) { // the exact sum is zero
-    bits = (flags & exact_not_neg_zero) ? VB(0) : sign_bit;
-    V v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  }
+  if (top < 0) // the exact sum is zero
+    return zero_result<V>(flags);
   long long own_top = 0; // this lane's limb in the top limb's slot
   TCR_UNROLL
   for (int j = 0; j < J; ++j)
@@ -417,7 +404,7 @@ __device__ V round_warp(const exact_partial<T>& s) {
   const auto top_limb = static_cast<unsigned long long>(__shfl_sync(full, own_top, top % 32));
   constexpr int M = VF::fraction_bits;
   constexpr int L = F::lsb_exponent;
-  const int P = 32 * top + (63 - __clzll(static_cast<long long>(top_limb))); // the top bit
+  const int P = 32 * top + bit_width64(top_limb) - 1; // the top bit
   const int t = L + P - M > VF::lsb_exponent ? L + P - M : VF::lsb_exponent;
   const int sh = t - L; // bits of the magnitude below RN_V's last bit
   const int pos = sh > 0 ? sh : 0;
@@ -448,13 +435,7 @@ __device__ V round_warp(const exact_partial<T>& s) {
     const bool st = __any_sync(full, sticky);
     q += h && (st || (q & 1u)) ? 1u : 0u;
   }
-  std::uint64_t b = (std::uint64_t(t - VF::lsb_exponent) << M) + q;
-  if (b > std::uint64_t(VF::inf_bits))
-    b = VF::inf_bits;
-  bits = VB(b) | (negative ? sign_bit : VB(0));
-  V v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
+  return encode_rounded<V>(t, q, negative);
 }
 
 // Whether round_warp gives Out: the plain floating-point results.
@@ -462,6 +443,15 @@ template <class Out>
 inline constexpr bool warp_roundable_v =
     std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, __half> ||
     std::is_same_v<Out, __nv_bfloat16>;
+// exact_finish<Out>(p) by the 32 lanes of one warp together, the same bits in every lane:
+// round_warp for the plain floating-point results, exact_finish itself (in every lane) else.
+template <class Out, class T>
+__device__ Out warp_exact_finish(const exact_partial<T>& p) {
+  if constexpr (warp_roundable_v<Out>)
+    return round_warp<Out>(p);
+  else
+    return exact_finish<Out>(p);
+}
 
 // The block's carry-save partial s (all its adds done and behind a barrier) made canonical in
 // place, by warp 0 (canonicalise_warp: the digits of exact_sum::canonicalise), then a barrier:
@@ -776,14 +766,10 @@ struct binned_exact_sum {
     return exact_finish<Out>(p);
   }
 #if defined(__CUDACC__)
-  // finish by the 32 lanes of one warp together, the same bits in every lane (detail::round_warp
-  // for the plain floating-point results; the others: finish, in every lane).
+  // finish by the 32 lanes of one warp together, the same bits in every lane.
   template <class Out>
   __device__ Out warp_finish(const partial_type& p) const {
-    if constexpr (detail::warp_roundable_v<Out>)
-      return detail::round_warp<Out>(p);
-    else
-      return finish<Out>(p);
+    return detail::warp_exact_finish<Out>(p);
   }
 #endif
   template <class Out>
@@ -924,10 +910,7 @@ struct binned_exact_sum_f64 {
   // finish by one warp together (as binned_exact_sum's).
   template <class Out>
   __device__ Out warp_finish(const partial_type& p) const {
-    if constexpr (detail::warp_roundable_v<Out>)
-      return detail::round_warp<Out>(p);
-    else
-      return finish<Out>(p);
+    return detail::warp_exact_finish<Out>(p);
   }
 #endif
   template <class Out>
@@ -1122,12 +1105,10 @@ struct binned_exact_dot {
   // finish by one warp together (as binned_exact_sum's; the norm: sqrt of round_warp<double>).
   template <class Out>
   __device__ Out warp_finish(const partial_type& p) const {
-    if constexpr (Squares && detail::warp_roundable_v<Out>)
+    if constexpr (Squares && !std::is_same_v<Out, partial_type>)
       return convert_result<Out>(::sqrt(detail::round_warp<double>(p)));
-    else if constexpr (!Squares && detail::warp_roundable_v<Out>)
-      return detail::round_warp<Out>(p);
     else
-      return finish<Out>(p);
+      return detail::warp_exact_finish<Out>(p);
   }
 #endif
   template <class Out>

@@ -213,6 +213,15 @@ inline int capped_for_tests(int grid) {
   return limit > 0 && grid > limit ? limit : grid;
 }
 
+// A call in a mode or with an engine that has no path for it: the checks' error, else
+// cudaErrorNotSupported (bad arguments say so first; nothing is written).
+template <class R, class Segments>
+cudaError_t not_supported_after_checks(std::size_t temp_storage_bytes,
+                                       const segmented_params<R, Segments>& p) {
+  const cudaError_t err = check(temp_storage_bytes, p);
+  return err != cudaSuccess ? err : cudaErrorNotSupported;
+}
+
 // The one launch of reduction R over num_segments > 0 checked segments (after a memset of the
 // sharing counters where chunks may be shared).
 template <class R, class Segments>
@@ -250,7 +259,8 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
     if (err != cudaSuccess)
       return err;
   }
-  if (may_share<R>(p.segments)) {
+  const bool share = may_share<R>(p.segments);
+  if (share) {
     // Fewer groups than a wave of blocks: the rest of the wave helps with the groups' block-tier
     // chunks from the start (a segment of one chunk too), so that few long segments do not go
     // one after another through few blocks (on the H200, 1024 offsets segments of 65536 floats:
@@ -263,7 +273,7 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
       grid = wave;
   }
   grid = capped_for_tests(static_cast<int>(grid));
-  if (may_share<R>(p.segments)) {
+  if (share) {
     const std::uintptr_t base =
         (reinterpret_cast<std::uintptr_t>(d_temp_storage) + share_align - 1) / share_align *
         share_align;
@@ -371,10 +381,8 @@ cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, con
   using Acc = exact_sum<float>;
   using R = device::reduction<Acc, X, void, Out, Op == op_kind::asum, XS, const X*, OutIt>;
   const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
-  if (d_temp_storage != nullptr && options.engine == Engine::tensor_core) {
-    const cudaError_t err = check(temp_storage_bytes, p);    // bad arguments say so first
-    return err != cudaSuccess ? err : cudaErrorNotSupported; // no tensor-core exact path
-  }
+  if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
+    return not_supported_after_checks(temp_storage_bytes, p); // no tensor-core exact path
   return launch(d_temp_storage, temp_storage_bytes, p, stream, Acc{});
 }
 
@@ -404,10 +412,8 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
         return run_exact<Op, X, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, num_segments,
                                      segments, stream, options);
     } else if constexpr (!is_integer_input_v<X>) {
-      if (exact_mode && d_temp_storage != nullptr) {
-        const cudaError_t err = check(temp_storage_bytes, p);    // bad arguments say so first
-        return err != cudaSuccess ? err : cudaErrorNotSupported; // no exact path for this case
-      }
+      if (exact_mode && d_temp_storage != nullptr)
+        return not_supported_after_checks(temp_storage_bytes, p); // no exact path for this case
     }
     if (d_temp_storage != nullptr && options.engine != Engine::cuda_core) {
       cudaError_t err = check(temp_storage_bytes, p);
