@@ -714,14 +714,21 @@ struct binned_exact_sum {
     adds = 0;
   }
 
-  template <int N>
-  __device__ void add(const X (&x)[N]) {
-    static_assert(N >= 1 && std::uint32_t(N) <= policy::max_adds, "tcr::binned_exact_sum::add");
-    if (adds + std::uint32_t(N) > policy::max_adds) {
+  // Spills now where n more inputs could pass the add limit: then adds of up to n inputs in all
+  // may follow with Checked = false (no check, so no possible call of the spill with loaded
+  // values live across it: the kernels reserve before the loads of a partial round).
+  __device__ void reserve(std::uint32_t n) {
+    if (adds + n > policy::max_adds) {
       block::template spill<spacing>(shared_bins, one_bin);
       one_bin = -0.0;
       adds = 0;
     }
+  }
+  template <bool Checked = true, int N>
+  __device__ void add(const X (&x)[N]) {
+    static_assert(N >= 1 && std::uint32_t(N) <= policy::max_adds, "tcr::binned_exact_sum::add");
+    if constexpr (Checked)
+      reserve(std::uint32_t(N));
     adds += std::uint32_t(N);
     float f[N];
     widen_all(x, f);
@@ -1062,20 +1069,27 @@ struct binned_exact_dot {
     pieces = 0;
   }
 
-  template <int N>
+  // As binned_exact_sum's: n more products (squares) may follow with Checked = false.
+  __device__ void reserve(std::uint32_t n) {
+    if (pieces + n * pieces_per_product > detail::product_max_pieces) {
+      block::template spill<spacing>(true, 0.0);
+      pieces = 0;
+    }
+  }
+  template <bool Checked = true, int N>
   __device__ void add(const X (&x)[N], const Y (&y)[N]) {
     static_assert(!Squares, "tcr::binned_exact_dot: two operands for Dot");
     float fx[N], fy[N];
     widen_all(x, fx);
     widen_all(y, fy);
-    add_products(fx, fy);
+    add_products<Checked>(fx, fy);
   }
-  template <int N>
+  template <bool Checked = true, int N>
   __device__ void add(const X (&x)[N]) {
     static_assert(Squares, "tcr::binned_exact_dot: one operand for Nrm2");
     float fx[N];
     widen_all(x, fx);
-    add_products(fx, fx);
+    add_products<Checked>(fx, fx);
   }
 
   __device__ const partial_type& block_partial() const {
@@ -1129,14 +1143,12 @@ private:
       return __double2bfloat16(v);
   }
 #if defined(__CUDACC__)
-  template <int N>
+  template <bool Checked, int N>
   __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {
     static_assert(std::uint32_t(N) * pieces_per_product <= detail::product_max_pieces,
                   "tcr::binned_exact_dot::add");
-    if (pieces + std::uint32_t(N) * pieces_per_product > detail::product_max_pieces) {
-      block::template spill<spacing>(true, 0.0);
-      pieces = 0;
-    }
+    if constexpr (Checked)
+      reserve(std::uint32_t(N));
     pieces += std::uint32_t(N) * pieces_per_product;
     double* b = block::bins_of_thread();
     TCR_UNROLL

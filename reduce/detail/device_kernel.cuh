@@ -172,6 +172,19 @@ __device__ __forceinline__ void add_loaded(Acc& acc, const X (&x)[N], const Y (&
     acc.add(x);
   }
 }
+// Whether accumulator A takes reserve(n) and then unchecked adds (add<false>) of up to n inputs.
+template <class A, class = void>
+struct has_reserve : std::false_type {};
+template <class A>
+struct has_reserve<A, std::void_t<decltype(std::declval<A&>().reserve(0u))>> : std::true_type {};
+// add_loaded after a reserve (has_reserve<Acc>, inputs already magnitudes where Asum): no check.
+template <class R, class Acc, class X, class Y, int N, int M>
+__device__ __forceinline__ void add_reserved(Acc& acc, const X (&x)[N], const Y (&y)[M]) {
+  if constexpr (R::binary)
+    acc.template add<false>(x, y);
+  else
+    acc.template add<false>(x);
+}
 
 // *dst = src, by the block's Threads threads, a word each in turn (src readable by every thread:
 // shared memory), so that no thread holds the whole of a large value. A collective; the
@@ -314,6 +327,20 @@ struct thread_state {
   __device__ __forceinline__ void add_alone(X (&x)[N], const Y (&y)[M]) {
     add_loaded<R, cuda_core>(acc, x, y);
   }
+  // Whether a partial round may reserve its adds before its loads (reserve, add_alone_reserved).
+  static constexpr bool reserves =
+      cuda_core && has_reserve<Acc>::value && !(R::magnitudes && !load_magnitudes);
+  __device__ __forceinline__ void reserve(std::uint32_t n) {
+    if constexpr (reserves)
+      acc.reserve(n);
+  }
+  template <int N, int M>
+  __device__ __forceinline__ void add_alone_reserved(X (&x)[N], const Y (&y)[M]) {
+    if constexpr (reserves)
+      add_reserved<R>(acc, x, y);
+    else
+      add_alone(x, y);
+  }
   __device__ __forceinline__ typename Acc::partial_type partial() const {
     if constexpr (cuda_core) {
       return acc.partial();
@@ -389,6 +416,9 @@ __global__ void __launch_bounds__(Threads)
     // last lane has fewer, and stride >= 32), loaded together, then added one vector at a time on
     // the CUDA cores.
     if (v < p.nvec) {
+      // Accumulators that spill now and then (the exact modes' bins) do it before the loads, so
+      // that no loaded vector is live across a possible spill (it would go to local memory).
+      r_state.reserve(std::uint32_t(Unroll * V));
       X r_x[Unroll][V];
       Y r_y[Unroll][YV];
 #pragma unroll
@@ -402,7 +432,7 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
       for (int u = 0; u < Unroll; ++u)
         if (v + u * stride < p.nvec)
-          r_state.add_alone(r_x[u], r_y[u]);
+          r_state.add_alone_reserved(r_x[u], r_y[u]);
     }
   }
   // Scalar region: [0, head) and [head + nvec * V, n), one element at a time.
