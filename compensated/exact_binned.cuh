@@ -489,7 +489,10 @@ __device__ void store_flags_word(exact_partial<T>& s, std::uint32_t flags) {
 // memory, read by every thread. Warp w sums limbs w, w + warps, ...: each lane adds those limbs of
 // partials lane, lane + 32, ... (carry-save: at most 64 canonical digits, below 2^38), the warp
 // sums them (below 2^43) and lane 0 stores the limb: every limb has one writer, no atomics. Warp
-// 0 also ORs the flags. Then warp 0 propagates the carries (canonical_in_place).
+// 0 also ORs the flags. Then warp 0 propagates the carries (canonical_in_place). A lane loads
+// `batch` partials' words at once (up to 16 words), so that the loop waits for one L2 round trip
+// per batch instead of one per partial (a grid of 924 blocks: 29 round trips in a row before).
+// The sums are of integers, so the batching changes no bit.
 template <class T, int Threads>
 __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
   struct merged;
@@ -499,13 +502,30 @@ __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* 
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
   constexpr int per_warp = (L + warps - 1) / warps; // limbs k = warp + r warps
+  constexpr int batch = per_warp >= 16 ? 1 : 16 / per_warp;
   long long limb[per_warp] = {};
-  for (int i = lane; i < count; i += 32) {
-    const long long* w = reinterpret_cast<const long long*>(g + i);
+  std::uint32_t flags = 0;
+  for (int i0 = lane; i0 < count; i0 += 32 * batch) {
+    long long w[batch][per_warp];
+    std::uint32_t f[batch];
     TCR_UNROLL
-    for (int r = 0; r < per_warp; ++r)
-      if (warp + r * warps < L)
-        limb[r] += __ldcg(w + warp + r * warps);
+    for (int j = 0; j < batch; ++j) {
+      const int i = i0 + 32 * j;
+      const long long* src = reinterpret_cast<const long long*>(g + i);
+      TCR_UNROLL
+      for (int r = 0; r < per_warp; ++r)
+        w[j][r] = i < count && warp + r * warps < L ? __ldcg(src + warp + r * warps) : 0;
+      f[j] = warp == 0 && i < count
+                 ? static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)))
+                 : 0u;
+    }
+    TCR_UNROLL
+    for (int j = 0; j < batch; ++j) {
+      TCR_UNROLL
+      for (int r = 0; r < per_warp; ++r)
+        limb[r] += w[j][r];
+      flags |= f[j];
+    }
   }
   TCR_UNROLL
   for (int r = 0; r < per_warp; ++r) {
@@ -514,9 +534,6 @@ __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* 
       s.limb[warp + r * warps] = t;
   }
   if (warp == 0) {
-    std::uint32_t flags = 0;
-    for (int i = lane; i < count; i += 32)
-      flags |= static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)));
     flags = warp_or(flags);
     if (lane == 0)
       store_flags_word(s, flags);
