@@ -490,9 +490,11 @@ __device__ void store_flags_word(exact_partial<T>& s, std::uint32_t flags) {
 // partials lane, lane + 32, ... (carry-save: at most 64 canonical digits, below 2^38), the warp
 // sums them (below 2^43) and lane 0 stores the limb: every limb has one writer, no atomics. Warp
 // 0 also ORs the flags. Then warp 0 propagates the carries (canonical_in_place). A lane loads
-// `batch` partials' words at once (up to 16 words), so that the loop waits for one L2 round trip
-// per batch instead of one per partial (a grid of 924 blocks: 29 round trips in a row before).
-// The sums are of integers, so the batching changes no bit.
+// `batch` partials' words at once (up to 8 words: float's 2 limbs per warp of 256 threads, 4
+// partials), so that the loop waits for one L2 round trip per batch instead of one per partial
+// (528 blocks: 17 round trips in a row). The sums are of integers, so the batching changes no bit.
+// (H200: 16 words made the grid kernels of products and squares 1-9% slower at 2^22..2^28 by
+// their register allocation; 8 words leave them as fast or faster.)
 template <class T, int Threads>
 __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
   struct merged;
@@ -502,7 +504,7 @@ __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* 
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
   constexpr int per_warp = (L + warps - 1) / warps; // limbs k = warp + r warps
-  constexpr int batch = per_warp >= 16 ? 1 : 16 / per_warp;
+  constexpr int batch = per_warp >= 8 ? 1 : 8 / per_warp;
   long long limb[per_warp] = {};
   std::uint32_t flags = 0;
   for (int i0 = lane; i0 < count; i0 += 32 * batch) {
