@@ -512,28 +512,26 @@ struct exact_threads_of<A, std::void_t<decltype(A::threads)>>
 // dependent L2 round trips and a second block-level combine) follows the loads; the bins' shared
 // memory caps the block at the accumulator's thread count, so the block's reach grows by the
 // unroll instead. For float inputs (where it was measured), the grid has at most
-// max(256, bytes / 32 KB) blocks: the last block's merge
-// reads every block's partial (products: 19 limbs), and from about 4 MB to 16 MB fewer, fuller
-// blocks finish sooner (H200, f32 at 2^22, 16 MB: Dot 29.9 -> 28.5 us, Nrm2 35.3 -> 31.1 us with
-// 528 blocks instead of 660 and 792; 2^20 is faster with 256 than with 132, 2^24 with the whole
-// resident grid).
+// max(256, bytes / 32 KB) blocks: the last block's merge reads every block's partial (products:
+// 19 limbs), and from about 4 MB to 16 MB fewer, fuller blocks finish sooner (H200, f32 at 2^22,
+// 16 MB: Dot 29.9 -> 28.5 us, Nrm2 35.3 -> 31.1 us with 528 blocks instead of 660 and 792; 2^20
+// is faster with 256 than with 132, 2^24 with the whole resident grid).
 template <op_kind Op, class R>
 struct exact_plan {
   static constexpr int threads = exact_threads_of<typename R::accumulator>::value;
   static constexpr bool one_block_unrolled = !R::binary;
-  static constexpr launch_plan value = {threads,
-                                        std::is_same_v<typename R::x_type, double> ? 2 : 4,
-                                        threads,
-                                        one_block_unrolled ? 256 : 64,
-                                        std::int64_t(1) << 15,
-                                        !one_block_unrolled                          ? 4
-                                        : std::is_same_v<typename R::x_type, double> ? 8
-                                                                                     : 16,
-                                        std::numeric_limits<std::int64_t>::max(),
-                                        std::is_same_v<typename R::x_type, float>
-                                            ? std::int64_t(32) << 10
-                                            : 0,
-                                        256};
+  static constexpr launch_plan value = {
+      threads,
+      std::is_same_v<typename R::x_type, double> ? 2 : 4,
+      threads,
+      one_block_unrolled ? 256 : 64,
+      std::int64_t(1) << 15,
+      !one_block_unrolled                          ? 4
+      : std::is_same_v<typename R::x_type, double> ? 8
+                                                   : 16,
+      std::numeric_limits<std::int64_t>::max(),
+      std::is_same_v<typename R::x_type, float> ? std::int64_t(32) << 10 : 0,
+      256};
 };
 
 // Sum, Asum, Dot, Nrm2 in the exact modes. Dot and Nrm2 of double operands and Nrm2 into df32 or
