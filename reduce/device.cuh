@@ -401,7 +401,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
     grid = grid_limit_for_tests; // tests of reproducibility: another GPU's grid
   if (grid > by_size)
     grid = static_cast<int>(by_size);
-  if (c.spread_bytes > 0) {
+  if constexpr (c.spread_bytes > 0) {
     const std::int64_t spread = bytes / c.spread_bytes;
     const std::int64_t cap = spread > c.spread_floor ? spread : c.spread_floor;
     if (grid > cap)
