@@ -2,6 +2,7 @@
 // tcr benchmarks: batched BLAS-1 of f32 (reduce/batched.cuh) against what people use today.
 //   tcr.pointers         DeviceBatchedReduce::Dot over pointer arrays, a length each
 //   tcr.strided          DeviceBatchedReduce::Dot / Nrm2 over a strided batch (incx = 1)
+//   tcr.*.cr             the same in Accuracy::correctly_rounded (exact_dot_sum per lane)
 //   cublas.gemm_strided  cublasSgemmStridedBatched with m = n = 1, k = the length: the dot
 //                        product of each pair as a 1 x 1 GEMM (A transposed), the usual workaround
 //                        for a batched dot in cuBLAS
@@ -13,21 +14,27 @@
 namespace tcr::bench {
 namespace {
 
+template <Accuracy A = Accuracy::compensated>
 cudaError_t dot_pointers(void* temp, std::size_t& bytes, const seg_args& a) {
   return DeviceBatchedReduce::Dot(temp, bytes, reinterpret_cast<const float* const*>(a.x_ptrs),
                                   reinterpret_cast<const float* const*>(a.y_ptrs),
-                                  static_cast<float*>(a.out), a.segments, a.lengths, a.stream);
+                                  static_cast<float*>(a.out), a.segments, a.lengths, a.stream,
+                                  ReduceOptions{A});
 }
 
+template <Accuracy A = Accuracy::compensated>
 cudaError_t dot_strided(void* temp, std::size_t& bytes, const seg_args& a) {
   return DeviceBatchedReduce::Dot(temp, bytes, static_cast<const float*>(a.x), 1, a.size,
                                   static_cast<const float*>(a.y), 1, a.size,
-                                  static_cast<float*>(a.out), a.segments, a.size, a.stream);
+                                  static_cast<float*>(a.out), a.segments, a.size, a.stream,
+                                  ReduceOptions{A});
 }
 
+template <Accuracy A = Accuracy::compensated>
 cudaError_t nrm2_strided(void* temp, std::size_t& bytes, const seg_args& a) {
   return DeviceBatchedReduce::Nrm2(temp, bytes, static_cast<const float*>(a.x), 1, a.size,
-                                   static_cast<float*>(a.out), a.segments, a.size, a.stream);
+                                   static_cast<float*>(a.out), a.segments, a.size, a.stream,
+                                   ReduceOptions{A});
 }
 
 // One handle for the program, made at the first call (never destroyed: CUDA may be torn down
@@ -78,16 +85,29 @@ seg_case batch_case(const char* impl, workload w, const char* form, bool two, co
 const case_adder add{[] {
   seg_cases().push_back(batch_case("tcr.pointers", workload::pointers, "dot.pointers", true,
                                    "tcr::DeviceBatchedReduce::Dot, pointer arrays, a length each",
-                                   &dot_pointers));
+                                   &dot_pointers<>));
   seg_cases().push_back(batch_case("tcr.strided", workload::strided, "dot.strided", true,
                                    "tcr::DeviceBatchedReduce::Dot, strided batch, incx = incy = 1",
-                                   &dot_strided));
+                                   &dot_strided<>));
   seg_cases().push_back(batch_case("cublas.gemm_strided", workload::strided, "dot.strided", true,
                                    "cublasSgemmStridedBatched, m = n = 1, k = length, A^T B",
                                    &dot_gemm));
   seg_cases().push_back(batch_case("tcr.strided", workload::strided, "nrm2.strided", false,
                                    "tcr::DeviceBatchedReduce::Nrm2, strided batch, incx = 1",
-                                   &nrm2_strided));
+                                   &nrm2_strided<>));
+  constexpr Accuracy cr = Accuracy::correctly_rounded;
+  seg_cases().push_back(batch_case("tcr.pointers.cr", workload::pointers, "dot.pointers", true,
+                                   "tcr::DeviceBatchedReduce::Dot, pointer arrays, a length each, "
+                                   "correctly rounded",
+                                   &dot_pointers<cr>));
+  seg_cases().push_back(batch_case("tcr.strided.cr", workload::strided, "dot.strided", true,
+                                   "tcr::DeviceBatchedReduce::Dot, strided batch, incx = incy = 1, "
+                                   "correctly rounded",
+                                   &dot_strided<cr>));
+  seg_cases().push_back(batch_case("tcr.strided.cr", workload::strided, "nrm2.strided", false,
+                                   "tcr::DeviceBatchedReduce::Nrm2, strided batch, incx = 1, "
+                                   "correctly rounded",
+                                   &nrm2_strided<cr>));
 }};
 
 } // namespace

@@ -6,9 +6,11 @@
 //                      2^128: a fixed-point number with its last bit at 2^-149, 9 limbs.
 //   exact_sum<double>  the same for double inputs (and every input type above), last bit
 //                      2^-1074, 66 limbs.
-//   exact_sum<float_products>  sums of products of two float-range values (its partials are
-//                      built from integer digits by the exact Dot and Nrm2 of
-//                      compensated/exact_binned.cuh; no add of its own), last bit 2^-298, 19 limbs.
+//   exact_sum<float_products>  sums of products of two float-range values (add_products; the
+//                      exact Dot and Nrm2 of compensated/exact_binned.cuh build the same
+//                      partials from binned doubles), last bit 2^-298, 19 limbs.
+//   exact_dot_sum<Squares>  Dot (and Nrm2: sums of squares) in the accumulator concept, over
+//                      exact_sum<float_products> (the segmented and batched exact modes).
 // finish<Out>(p) rounds the exact sum once, to nearest even, into Out (float, double, __half or
 // __nv_bfloat16); df32 and dd give hi = RN(s), lo = RN(s - hi) with s - hi computed exactly.
 //
@@ -66,6 +68,7 @@
 // bytes; no spills, 27 registers).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -115,8 +118,8 @@ struct exact_format<double> {
   static constexpr int limbs = max_position / 32 + (fraction_bits + 31 + 31) / 32;
 };
 // Sums of products of two float-range values (exact_sum<float_products>, the state of the exact
-// Dot and Nrm2 of compensated/exact_binned.cuh, which builds its limbs from integer digits;
-// there are no inputs of this type to add). A product and its
+// Dot and Nrm2: exact_sum::add_products adds products of float-range inputs, the binned Dot of
+// compensated/exact_binned.cuh builds the same limbs from integer digits). A product and its
 // pieces are multiples of 2^-298 below 2^256, so the last bit is at L = -298; 19 limbs put the
 // top limb at 2^(32 * 18 - 298) = 2^278, where it holds the carries of any sum of fewer than
 // 2^40 products (|s| < 2^296: the top limb stays below 2^18).
@@ -258,6 +261,24 @@ struct exact_sum {
     for (int i = 0; i < N; ++i)
       add_one(widen<T>(x[i]));
   }
+  // Folds in the products x[i] y[i] of float-range inputs (T = float_products): exact, in any
+  // order, integer arithmetic only (add_product; header comment of exact_format<float_products>).
+  template <class X, class Y, int N>
+  TCR_HD void add_products(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(std::is_same_v<T, float_products>,
+                  "tcr::exact_sum::add_products: products need exact_sum<tcr::float_products>");
+    static_assert(is_input_type_v<X> && is_input_type_v<Y> && !std::is_same_v<X, double> &&
+                      !std::is_same_v<Y, double>,
+                  "tcr::exact_sum::add_products: float-range inputs (not double)");
+    static_assert(N >= 1 && N <= (1 << 20), "tcr::exact_sum::add_products: 1 .. 2^20 per call");
+    if (std::uint64_t(adds) + std::uint64_t(N) > max_adds)
+      normalise();
+    adds += std::uint32_t(N);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      add_product(widen<float>(x[i]), widen<float>(y[i]));
+  }
+
   // One value (already reduced elsewhere, or a single input).
   TCR_HD void add(T v) {
     const T x[1] = {v};
@@ -377,6 +398,44 @@ private:
       const std::int64_t p2 = std::int64_t(std::uint32_t((m >> 1) >> (63 - s)));
       state.limb[k + 2] += (p2 ^ smask) - smask;
     }
+  }
+
+  // x y for floats x = (-1)^sx mx 2^(px - 149), y likewise (add_one's decomposition): the exact
+  // product (-1)^(sx ^ sy) mx my 2^(px + py + L), L = -298, mx my < 2^48, px + py <= 506, cut
+  // into three pieces of (mx my) << (pos mod 32) for limbs pos / 32 .. + 2 (at most limb 17).
+  // Special values as IEEE multiplication gives them: NaN for a NaN factor and for Inf times 0,
+  // else an infinite factor gives the infinity of the product's sign. A zero product is -0
+  // exactly where IEEE's is (one factor zero, the signs different): then no exact_not_neg_zero.
+  TCR_HD void add_product(float x, float y) {
+    std::uint32_t ux, uy;
+    std::memcpy(&ux, &x, sizeof ux);
+    std::memcpy(&uy, &y, sizeof uy);
+    const int ex = int(ux >> 23) & 0xff;
+    const int ey = int(uy >> 23) & 0xff;
+    const std::uint64_t fx = ux & 0x7fffffu;
+    const std::uint64_t fy = uy & 0x7fffffu;
+    const bool negative = ((ux ^ uy) >> 31) != 0;
+    const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
+    if (ex == 0xff || ey == 0xff) { // Inf or NaN
+      const bool nan = (ex == 0xff && fx != 0) || (ey == 0xff && fy != 0) || zero;
+      state.flags |= nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf);
+      state.flags |= detail::exact_not_neg_zero;
+      return;
+    }
+    if (!(zero && negative))
+      state.flags |= detail::exact_not_neg_zero;
+    const std::uint64_t m = (fx | (std::uint64_t(ex != 0) << 23)) * (fy | (std::uint64_t(ey != 0) << 23));
+    const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
+    const int k = pos >> 5;
+    const int s = pos & 31;
+    const std::int64_t smask = negative ? -1 : 0;
+    // pieces j = floor(m 2^s / 2^(32 j)) mod 2^32, every shift count in [0, 63] (as add_one's)
+    const std::int64_t p0 = std::int64_t(std::uint32_t(m << s));
+    const std::int64_t p1 = std::int64_t(std::uint32_t((m >> 1) >> (31 - s)));
+    const std::int64_t p2 = std::int64_t(std::uint32_t((m >> 1) >> (63 - s)));
+    state.limb[k] += (p0 ^ smask) - smask;
+    state.limb[k + 1] += (p1 ^ smask) - smask;
+    state.limb[k + 2] += (p2 ^ smask) - smask;
   }
 
   template <class V>
@@ -603,6 +662,70 @@ private:
     }
     return detail::encode_rounded<V>(t, q, negative); // q 2^t, q < 2^(M + 1) or a carry's
   }
+};
+
+namespace detail {
+// The norm from the exact sum of squares s rounded to double: sqrt(s) (correctly rounded), then
+// rounded to Out (float, double, __half, __nv_bfloat16): within 1 ulp of the true norm (the two
+// double roundings add less than 2^-52 relative error before the rounding to Out; a double result
+// is at most 0.5 + 2^-1 ulp away).
+template <class Out>
+TCR_HD Out exact_norm_result(double s) {
+  const double v = ::sqrt(s);
+  if constexpr (std::is_same_v<Out, double>)
+    return v;
+  else if constexpr (std::is_same_v<Out, float>)
+    return static_cast<float>(v);
+  else if constexpr (std::is_same_v<Out, __half>)
+    return __double2half(v);
+  else
+    return __double2bfloat16(v);
+}
+} // namespace detail
+
+// exact_dot_sum<Squares>: a thread's exact sum of products x_i y_i (Squares: of x_i^2, Nrm2) of
+// float-range inputs, in the limbs of exact_sum<float_products> (add_products: integer
+// arithmetic only, so contraction cannot change a bit). Models the accumulator concept of
+// compensated/reductions.cuh; partials are exact_partial<float_products>, the same canonical
+// states that DeviceReduce's exact Dot and Nrm2 build (binned_exact_dot), so a segment's result
+// has the bits of DeviceReduce over the same data. finish<Out>: the exact sum rounded once (Dot);
+// Squares: sqrt(RN_double(s)) rounded to Out, within 1 ulp (detail::exact_norm_result).
+template <bool Squares>
+struct exact_dot_sum {
+  using value_type = float;
+  using partial_type = exact_partial<float_products>;
+  using compact_type = void;
+  exact_sum<float_products> sum;
+
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!Squares, "tcr::exact_dot_sum: two operands for Dot");
+    sum.add_products(x, y);
+  }
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(Squares, "tcr::exact_dot_sum: one operand for Nrm2");
+    sum.add_products(x, x);
+  }
+  TCR_HD void merge(const exact_dot_sum& o) { sum.merge(o.sum); }
+  TCR_HD partial_type partial() const { return sum.partial(); }
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return sum.merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(!Squares || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>),
+                  "tcr::exact_dot_sum: the norm into a float, double, __half or __nv_bfloat16");
+    if constexpr (Squares && !std::is_same_v<Out, partial_type>)
+      return detail::exact_norm_result<Out>(sum.template finish<double>(p));
+    else
+      return sum.template finish<Out>(p);
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return sum.template empty_result<Out>();
+  }
+  TCR_HD float result() const { return finish<float>(partial()); }
 };
 
 template <class T>

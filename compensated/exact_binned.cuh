@@ -1128,8 +1128,7 @@ struct binned_exact_dot {
                   "tcr::binned_exact_dot: the norm into a float, double, __half or "
                   "__nv_bfloat16 result");
     if constexpr (Squares && !std::is_same_v<Out, partial_type>) {
-      const double s = exact_finish<double>(p);
-      return convert_result<Out>(::sqrt(s));
+      return detail::exact_norm_result<Out>(exact_finish<double>(p));
     } else {
       return exact_finish<Out>(p);
     }
@@ -1139,7 +1138,7 @@ struct binned_exact_dot {
   template <class Out>
   __device__ Out warp_finish(const partial_type& p) const {
     if constexpr (Squares && !std::is_same_v<Out, partial_type>)
-      return convert_result<Out>(::sqrt(detail::round_warp<double>(p)));
+      return detail::exact_norm_result<Out>(detail::round_warp<double>(p));
     else
       return detail::warp_exact_finish<Out>(p);
   }
@@ -1150,17 +1149,6 @@ struct binned_exact_dot {
   }
 
 private:
-  template <class Out>
-  TCR_HD static Out convert_result(double v) {
-    if constexpr (std::is_same_v<Out, double>)
-      return v;
-    else if constexpr (std::is_same_v<Out, float>)
-      return static_cast<float>(v);
-    else if constexpr (std::is_same_v<Out, __half>)
-      return __double2half(v);
-    else
-      return __double2bfloat16(v);
-  }
 #if defined(__CUDACC__)
   template <bool Checked, int N>
   __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {

@@ -41,11 +41,17 @@
 // Accuracy::reproducible and Accuracy::correctly_rounded (one path): Sum and Asum of f32, f16,
 // bf16, e4m3 and e5m2 give each segment's exact sum (of |x_i|) rounded once to nearest even into
 // the result (float, double, __half, __nv_bfloat16; df32 / dd: hi = RN(s), lo = RN(s - hi)), as
-// tcr::DeviceReduce's exact modes do: the same kernel folds exact_sum<float>
-// (compensated/exact.cuh, integer limbs, any order gives the same state) in every team, so the bits
-// depend on the segment's values alone; an empty segment gives +0, one of -0s only -0; NaN and Inf
-// as plain summation. About 7-11x the compensated path's time (the H200, 2^26 floats). Integer
-// inputs are exact in every mode. Dot, Nrm2 and double inputs have no exact segmented path: those
+// tcr::DeviceReduce's exact modes do; Dot of any two of these types the exact dot product rounded
+// once, Nrm2 sqrt(RN_double(sum x_i^2)) rounded to the result (float, double, __half,
+// __nv_bfloat16): within 1 ulp of the exact norm, one of its two neighbours. The same kernel
+// folds exact_sum<float> (Sum, Asum) or exact_dot_sum (Dot, Nrm2; compensated/exact.cuh: integer
+// limbs, any order gives the same state) in every team, so the bits depend on the segment's
+// values alone, and Dot and Nrm2 have the bits of tcr::DeviceReduce's exact Dot and Nrm2 over the
+// same segment (the same canonical partial, the same rounding); an empty segment gives +0, one of
+// -0s (Dot: of -0 products) only -0; NaN and Inf as plain summation (Dot: IEEE's products, Inf * 0
+// is NaN). About 7-11x the compensated path's time (the H200, 2^26 floats; Dot and Nrm2: see
+// bench/results). Integer inputs are exact in every mode. Double inputs (their 66-limb partials do
+// not fit the kernel's shared memory) and Nrm2 into df32 / dd have no exact segmented path: those
 // calls return cudaErrorNotSupported after the argument checks (the size query answers as for the
 // other modes) and write nothing, as does Engine::tensor_core in these modes.
 // Tensor cores: the fixed-size Sum and Asum of e4m3 (any mode; exact MMA chains, so the
@@ -366,20 +372,34 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
 }
 
 // Accuracy::reproducible and Accuracy::correctly_rounded: Sum and Asum of the float-range input
-// types fold exact_sum<float> (compensated/exact.cuh: the exact sum in integer limbs, merged
-// exactly) in the kernel's teams, so each result is the segment's exact sum rounded once. Dot,
-// Nrm2 and double inputs have no exact segmented path (run: cudaErrorNotSupported after the
-// checks); integer inputs are exact in every mode and take the usual path.
-template <op_kind Op, class X>
-inline constexpr bool exact_segmented_v = (Op == op_kind::sum || Op == op_kind::asum) &&
-                                          !std::is_same_v<X, double> && !is_integer_input_v<X>;
-template <op_kind Op, class X, class Out, class XS, class YS, class OutIt, class Segments>
+// types fold exact_sum<float>, Dot and Nrm2 of float-range inputs exact_dot_sum
+// (compensated/exact.cuh: the exact sum (of products) in integer limbs, merged exactly) in the
+// kernel's teams, so each result is the segment's exact sum rounded once (Nrm2: the square root of
+// the exact sum of squares, within 1 ulp). Double inputs have no exact segmented path (their
+// 66-limb partials do not fit the kernel's shared memory; run: cudaErrorNotSupported after the
+// checks), nor has the norm into df32 / dd; integer inputs are exact in every mode and take the
+// usual path.
+template <op_kind Op, class X, class Y, class Out>
+inline constexpr bool exact_segmented_v =
+    Op != op_kind::reduce && !std::is_same_v<X, double> && !is_integer_input_v<X> &&
+    (Op != op_kind::dot || (!std::is_same_v<Y, double> && !is_integer_input_v<Y>)) &&
+    (Op != op_kind::nrm2 || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
+template <op_kind Op>
+using exact_segmented_accumulator =
+    std::conditional_t<Op == op_kind::dot, exact_dot_sum<false>,
+                       std::conditional_t<Op == op_kind::nrm2, exact_dot_sum<true>,
+                                          exact_sum<float>>>;
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt,
+          class Segments>
 cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
                       const YS& ys, const OutIt& out, std::int64_t num_segments,
                       const Segments& segments, cudaStream_t stream, ReduceOptions options) {
-  static_assert(exact_segmented_v<Op, X>, "an exact segmented path exists for these types");
-  using Acc = exact_sum<float>;
-  using R = device::reduction<Acc, X, void, Out, Op == op_kind::asum, XS, const X*, OutIt>;
+  static_assert(exact_segmented_v<Op, X, Y, Out>, "an exact segmented path exists for these types");
+  using Acc = exact_segmented_accumulator<Op>;
+  constexpr bool binary = Op == op_kind::dot;
+  using R = device::reduction<Acc, X, std::conditional_t<binary, Y, void>, Out,
+                              Op == op_kind::asum, XS, std::conditional_t<binary, YS, const X*>,
+                              OutIt>;
   const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
   if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
     return not_supported_after_checks(temp_storage_bytes, p); // no tensor-core exact path
@@ -407,9 +427,9 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
     const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
     const bool exact_mode = options.accuracy == Accuracy::reproducible ||
                             options.accuracy == Accuracy::correctly_rounded;
-    if constexpr (exact_segmented_v<Op, X>) {
+    if constexpr (exact_segmented_v<Op, X, Y, Out>) {
       if (exact_mode)
-        return run_exact<Op, X, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, num_segments,
+        return run_exact<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, num_segments,
                                      segments, stream, options);
     } else if constexpr (!is_integer_input_v<X>) {
       if (exact_mode && d_temp_storage != nullptr)

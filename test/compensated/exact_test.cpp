@@ -31,6 +31,13 @@ auto bits_of(V v) {
   return b;
 }
 
+// Whether two partials hold the same state: limbs and flags (not memcmp of the whole struct: its
+// padding after the flags is unspecified).
+template <class T>
+bool same_partial(const tcr::exact_partial<T>& a, const tcr::exact_partial<T>& b) {
+  return std::memcmp(a.limb, b.limb, sizeof a.limb) == 0 && a.flags == b.flags;
+}
+
 // The value of a partial, exactly.
 template <class T>
 mp value_of(const tcr::exact_partial<T>& p) {
@@ -485,7 +492,7 @@ TEST_CASE("exact_sum<float>: 16- and 8-bit inputs widened exactly") {
       for (float v : ref)
         c.add(v);
       const auto p = a.partial(), pc = c.partial();
-      CHECK(std::memcmp(&p, &pc, sizeof p) == 0);
+      CHECK(same_partial(p, pc));
       const mp s = tcr::test::exact_sum(as_double(ref));
       CHECK(mpfr_cmp(value_of(p).get(), s.get()) == 0);
       CHECK(bits_of(a.finish<float>(p)) == bits_of(s.to_float()));
@@ -529,8 +536,8 @@ TEST_CASE_TEMPLATE("exact_sum: any split and merge order gives the same bits", T
       ps[i] = rng.coin() ? root.merge(ps[i], ps[j]) : root.merge(ps[j], ps[i]);
       ps.erase(ps.begin() + std::ptrdiff_t(j));
     }
-    CHECK(std::memcmp(&p1, &ref, sizeof ref) == 0);
-    CHECK(std::memcmp(&ps[0], &ref, sizeof ref) == 0);
+    CHECK(same_partial(p1, ref));
+    CHECK(same_partial(ps[0], ref));
     CHECK(bits_of(root.template finish<T>(ps[0])) == bits_of(ref_result));
   }
 }
@@ -588,4 +595,135 @@ TEST_CASE_TEMPLATE("exact_sum: special values and zeros as plain summation", T, 
   const auto pd = a.template finish<tcr::dd>(a.merge(a.partial(), b.partial()));
   CHECK(std::isnan(pd.hi));
   CHECK(pd.lo == 0.0);
+}
+
+namespace {
+
+// exact_dot_sum over x, y (Squares: over x alone, y ignored): vectors of 4 through add, then the
+// tail one pair at a time (the shapes the kernels give it).
+template <bool Squares>
+tcr::exact_dot_sum<Squares> dot_of(const std::vector<float>& x, const std::vector<float>& y) {
+  tcr::exact_dot_sum<Squares> a;
+  std::size_t i = 0;
+  for (; i + 4 <= x.size(); i += 4) {
+    const float vx[4] = {x[i], x[i + 1], x[i + 2], x[i + 3]};
+    const float vy[4] = {y[i], y[i + 1], y[i + 2], y[i + 3]};
+    if constexpr (Squares)
+      a.add(vx);
+    else
+      a.add(vx, vy);
+  }
+  for (; i < x.size(); ++i) {
+    const float vx[1] = {x[i]};
+    const float vy[1] = {y[i]};
+    if constexpr (Squares)
+      a.add(vx);
+    else
+      a.add(vx, vy);
+  }
+  return a;
+}
+
+// The partial of x . y is canonical and exactly MPFR's sum of products; Dot's finishes are
+// MPFR's RN of it; Nrm2's (x . x) is sqrt(RN_double(s)) rounded to float, within 1 ulp of the
+// correctly rounded norm.
+void check_exact_dot(const std::vector<float>& x, const std::vector<float>& y) {
+  const std::vector<double> xd(x.begin(), x.end()), yd(y.begin(), y.end());
+  const auto a = dot_of<false>(x, y);
+  const auto p = a.partial();
+  for (int k = 0; k + 1 < tcr::exact_partial<tcr::float_products>::limbs; ++k)
+    REQUIRE((p.limb[k] >= 0 && p.limb[k] < (std::int64_t(1) << 32)));
+  const mp s = tcr::test::exact_dot(xd, yd);
+  REQUIRE(mpfr_cmp(value_of(p).get(), s.get()) == 0);
+  CHECK(bits_of(a.finish<float>(p)) == bits_of(s.to_float()));
+  CHECK(bits_of(a.finish<double>(p)) == bits_of(s.to_double()));
+  CHECK(bits_of(a.result()) == bits_of(s.to_float()));
+  // Any split merged in any order: the same partial.
+  const std::size_t h = x.size() / 3;
+  const auto lo = dot_of<false>({x.begin(), x.begin() + long(h)}, {y.begin(), y.begin() + long(h)});
+  const auto hi = dot_of<false>({x.begin() + long(h), x.end()}, {y.begin() + long(h), y.end()});
+  CHECK(same_partial(p, a.merge(hi.partial(), lo.partial())));
+  CHECK(same_partial(p, a.merge(lo.partial(), hi.partial())));
+  // Nrm2.
+  const auto q = dot_of<true>(x, x).partial();
+  const mp ss = tcr::test::exact_dot(xd, xd);
+  REQUIRE(mpfr_cmp(value_of(q).get(), ss.get()) == 0);
+  const float nrm = tcr::exact_dot_sum<true>{}.finish<float>(q);
+  CHECK(bits_of(nrm) == bits_of(static_cast<float>(std::sqrt(ss.to_double()))));
+  const double nrm_d = tcr::exact_dot_sum<true>{}.finish<double>(q);
+  CHECK(bits_of(nrm_d) == bits_of(std::sqrt(ss.to_double())));
+  if (std::isfinite(nrm) && nrm > 0) {
+    mp r(mp::exact_dot_bits);
+    mpfr_sqrt(r.get(), ss.get(), MPFR_RNDN);
+    const float cr = r.to_float();
+    const float ulp = std::nextafter(cr, std::numeric_limits<float>::infinity()) - cr;
+    CHECK(std::fabs(double(nrm) - double(cr)) <= double(ulp));
+  }
+}
+
+} // namespace
+
+TEST_CASE("exact_dot_sum: sums of products equal MPFR, over the whole float range") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed = ", seed);
+    for (std::size_t n : {1, 2, 5, 64, 1001}) {
+      INFO("n = ", n);
+      // Products from 2^-298 to near 2^256: every exponent pair.
+      check_exact_dot(gen_wide<float>(n, seed, -149, 127), gen_wide<float>(n, seed + 9, -149, 127));
+      // Subnormals against everything.
+      check_exact_dot(gen_bits<float>(n, seed, true), gen_bits<float>(n, seed + 5, false));
+      check_exact_dot(gen_bits<float>(n, seed, false), gen_bits<float>(n, seed + 7, false));
+    }
+    // Ill-conditioned dots, condition 1e8 .. 1e32.
+    for (double cond : {1e8, 1e16, 1e32}) {
+      INFO("condition ", cond);
+      const auto xy = tcr::test::gen_dot<float>(1000, cond, seed);
+      check_exact_dot(xy.first, xy.second);
+    }
+  }
+  // The largest products: FLT_MAX^2 is finite in double, +inf in float, and 2^-298 exact.
+  const float big = std::numeric_limits<float>::max();
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  check_exact_dot({big, big, -big}, {big, big, big});
+  check_exact_dot({tiny, tiny, 1.0f}, {tiny, -tiny, tiny});
+  const auto m = dot_of<false>({big}, {big});
+  CHECK(m.finish<double>(m.partial()) == double(big) * double(big));
+  CHECK(m.result() == std::numeric_limits<float>::infinity());
+  // A tie: 1 + 2^-24 rounds to even (1), a product just above it does not.
+  CHECK(dot_of<false>({1.0f, 0x1p-12f}, {1.0f, 0x1p-12f}).result() == 1.0f);
+  CHECK(dot_of<false>({1.0f, 0x1p-12f, 0x1p-75f}, {1.0f, 0x1p-12f, 0x1p-75f}).result() ==
+        1.0f + 0x1p-23f);
+}
+
+TEST_CASE("exact_dot_sum: special values and zero signs as IEEE products and sums give them") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto dot = [](std::vector<float> x, std::vector<float> y) { return dot_of<false>(x, y).result(); };
+  CHECK(std::isnan(dot({inf}, {0.0f})));   // Inf * 0
+  CHECK(std::isnan(dot({-0.0f}, {-inf}))); // 0 * Inf
+  CHECK(std::isnan(dot({1.0f, nan}, {1.0f, 2.0f})));
+  CHECK(std::isnan(dot({inf, inf}, {1.0f, -1.0f}))); // +inf and -inf products
+  CHECK(dot({inf, 5.0f}, {-2.0f, 1.0f}) == -inf);
+  CHECK(dot({-inf}, {-3.0f}) == inf);
+  // Zeros: a product is -0 exactly where one factor is zero and the signs differ; the sum is -0
+  // only when every product is -0 (the empty sum too).
+  CHECK(bits_of(tcr::exact_dot_sum<false>{}.result()) == bits_of(-0.0f));
+  CHECK(bits_of(dot({-0.0f, 3.0f}, {5.0f, -0.0f})) == bits_of(-0.0f));
+  CHECK(bits_of(dot({-0.0f}, {-5.0f})) == bits_of(0.0f));
+  CHECK(bits_of(dot({0.0f, -0.0f}, {-1.0f, 1.0f})) == bits_of(-0.0f));
+  CHECK(bits_of(dot({0.0f, 0.0f}, {-1.0f, 1.0f})) == bits_of(0.0f));
+  CHECK(bits_of(dot({1.0f, 1.0f}, {-1.0f, 1.0f})) == bits_of(0.0f));
+  CHECK(bits_of(tcr::exact_dot_sum<false>{}.empty_result<float>()) == bits_of(0.0f));
+  // Nrm2 of specials: Inf gives +inf (a square), NaN NaN; of -0s only +0 (squares are +0).
+  auto nrm = [](std::vector<float> x) { return dot_of<true>(x, x).result(); };
+  CHECK(nrm({1.0f, -inf}) == inf);
+  CHECK(std::isnan(nrm({nan, 1.0f})));
+  CHECK(bits_of(nrm({-0.0f, -0.0f})) == bits_of(0.0f));
+  CHECK(nrm({3.0f, -4.0f}) == 5.0f);
+  // The carry-save count: 2^20 adds of the largest product into one limb stay exact.
+  tcr::exact_dot_sum<false> c;
+  const float big[1] = {std::numeric_limits<float>::max()};
+  for (int i = 0; i < (1 << 20); ++i)
+    c.add(big, big);
+  CHECK(c.finish<double>(c.partial()) == std::ldexp(double(big[0]) * double(big[0]), 20));
 }

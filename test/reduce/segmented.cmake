@@ -3,7 +3,7 @@
 # each one binary; every file listed must exist. api and teams have host cases as well as gpu
 # ones.
 set(_seg ${CMAKE_CURRENT_LIST_DIR})
-set(TCR_SEGMENTED_TESTS api sum wide teams chunks rows exact)
+set(TCR_SEGMENTED_TESTS api sum wide teams chunks rows exact exact_dot)
 foreach(t IN LISTS TCR_SEGMENTED_TESTS)
   if(NOT EXISTS ${_seg}/segmented_${t}_test.cu)
     message(FATAL_ERROR "test/reduce/segmented.cmake lists ${t}, but ${_seg}/segmented_${t}_test.cu "

@@ -5,8 +5,9 @@
 // 0..70 and the boundaries of the teams, the block tier and the chunks, unaligned starts,
 // ill-conditioned segments up to condition 1e32, values of the whole float range (subnormals,
 // near-overflow sums); the signs of zero sums; NaN and Inf in their own segments; the same bits
-// for a capped grid; the unsupported cases (Dot, Nrm2, double inputs, Engine::tensor_core) answer
-// cudaErrorNotSupported after the argument checks.
+// for a capped grid; the unsupported cases (double inputs, Nrm2 into df32 / dd,
+// Engine::tensor_core) answer cudaErrorNotSupported after the argument checks. Dot and Nrm2:
+// segmented_exact_dot_test.cu.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -25,6 +26,11 @@ namespace seg = tcr::detail::segmented;
 
 const tcr::ReduceOptions correctly_rounded{tcr::Accuracy::correctly_rounded};
 const tcr::ReduceOptions reproducible{tcr::Accuracy::reproducible};
+
+tcr::ReduceOptions tc_of(tcr::ReduceOptions o) {
+  o.engine = tcr::Engine::tensor_core;
+  return o;
+}
 
 // RN_Out of the exact sum of v (|v_i| for Asum) by MPFR; the zero sums' sign as IEEE addition
 // gives it (-0 only when every term is -0; +0 for no terms, as DeviceReduce's empty result).
@@ -266,9 +272,14 @@ TEST_CASE(
   float* out = fake<float>(0x20000);
   const std::int64_t* off = fake<const std::int64_t>(0x30000);
   for (const tcr::ReduceOptions& o : {correctly_rounded, reproducible}) {
-    CHECK(DSR::Dot(temp, b, x, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Nrm2(temp, b, x, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Dot(temp, b, x, xd, out, 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Dot(temp, b, xd, xd, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Nrm2(temp, b, xd, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Nrm2(temp, b, x, fake<tcr::df32>(0x20000), 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Nrm2(temp, b, x, fake<tcr::dd>(0x20000), 4, off, off + 1, 0, o) ==
+          cudaErrorNotSupported);
     CHECK(DSR::Sum(temp, b, xd, out, 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Dot(temp, b, x, x, out, 4, 16, 0, tc_of(o)) == cudaErrorNotSupported);
     tcr::ReduceOptions tc = o;
     tc.engine = tcr::Engine::tensor_core;
     CHECK(DSR::Sum(temp, b, x, out, 4, 16, 0, tc) == cudaErrorNotSupported);
