@@ -47,41 +47,41 @@ void add_for() {
   }
 }
 
-// Plan variants of the exact Sum, to choose exact_plan from a run: "tcr.correctly_rounded.u<U>"
-// (f64: the multi-block kernel's unroll, 16-byte vectors in flight per thread) and ".grid16k"
-// (f32, f64, f16: the grid from 16 KB on, not the one-block kernel up to 64 KB). They call
-// internals of reduce/device.cuh (detail::device::launch, exact_plan).
+// Plan variants of the exact modes, to choose exact_plan from a run: "tcr.correctly_rounded.
+// ob<K>k.u<U>": the one-block kernel up to K KB of the wider operand, with U 16-byte vectors per
+// operand in flight per thread (the grid beyond). They call internals of reduce/device.cuh
+// (detail::device::launch, exact_plan).
 namespace dk = detail::device;
-// U: the multi-block kernel's unroll; OneBlock16K: the one-block kernel only up to 16 KB (unroll
-// 4), the grid beyond, as before exact_plan's 64 KB one-block kernel.
-template <class R, int U, bool OneBlock16K>
+template <class R, int OneBlockBytes, int OneBlockUnroll>
 struct exact_plan_variant {
   static constexpr dk::launch_plan value = [] {
     dk::launch_plan p = dk::exact_plan<dk::op_kind::sum, R>::value;
-    if (U > 0)
-      p.unroll = U;
-    if (OneBlock16K) {
-      p.one_block_bytes = 64;
-      p.one_block_unroll = 4;
-    }
+    p.one_block_bytes = OneBlockBytes;
+    p.one_block_unroll = OneBlockUnroll;
     return p;
   }();
 };
-template <class In, int U, bool OneBlock16K>
-void add_exact_variant(const std::string& suffix) {
+template <op_kind Op, class In, int OneBlockBytes, int OneBlockUnroll>
+void add_exact_variant() {
   using Out = result_t<In>;
-  using Acc = typename dk::exact_accumulator_of<dk::op_kind::sum, In, In, Out>::type;
-  using R = dk::reduction<Acc, In, void, Out, false>;
+  constexpr dk::op_kind DOp = Op == op_kind::dot ? dk::op_kind::dot : dk::op_kind::nrm2;
+  using Acc = typename dk::exact_accumulator_of<DOp, In, In, Out>::type;
+  constexpr bool binary = Op == op_kind::dot;
+  using R = dk::reduction<Acc, In, std::conditional_t<binary, In, void>, Out, false>;
+  using Plan = exact_plan_variant<R, OneBlockBytes, OneBlockUnroll>;
   bench_case c;
-  c.op = op_kind::sum;
+  c.op = Op;
   c.type = dtype_of<In>();
+  const std::string suffix =
+      "ob" + std::to_string(OneBlockBytes * dk::exact_threads_of<Acc>::value / 1024) + "k.u" +
+      std::to_string(OneBlockUnroll);
   c.method = "tcr.correctly_rounded." + suffix;
-  c.note = "tcr::DeviceReduce::Sum, accuracy correctly_rounded, plan variant " + suffix;
+  c.note = std::string("tcr::DeviceReduce::") + (binary ? "Dot" : "Nrm2") +
+           ", accuracy correctly_rounded, plan variant " + suffix;
   c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
-    return dk::launch<dk::op_kind::sum, R, dk::engine_kind::cuda_core,
-                      exact_plan_variant<R, U, OneBlock16K>>(
+    return dk::launch<DOp, R, dk::engine_kind::cuda_core, Plan>(
         temp, bytes,
-        dk::params_for<R>(static_cast<const In*>(a.x), static_cast<const In*>(a.x),
+        dk::params_for<R>(static_cast<const In*>(a.x), static_cast<const In*>(a.y),
                           static_cast<Out*>(a.out), a.n),
         a.stream, Acc{});
   };
@@ -90,11 +90,13 @@ void add_exact_variant(const std::string& suffix) {
 
 const case_adder add{[] {
   for_each_input_type([](auto t) { add_for<decltype(t)>(); });
-  add_exact_variant<double, 4, false>("u4");
-  add_exact_variant<double, 8, false>("u8");
-  add_exact_variant<float, 0, true>("grid16k");
-  add_exact_variant<double, 0, true>("grid16k");
-  add_exact_variant<__half, 0, true>("grid16k");
+  // Nrm2 (128 threads; default: 32 KB, unroll 16): 64 KB in two or one rounds.
+  add_exact_variant<op_kind::nrm2, float, 512, 16>();
+  add_exact_variant<op_kind::nrm2, float, 512, 32>();
+  // Dot (128 threads; default: 8 KB per operand, unroll 4): 32 KB and 64 KB.
+  add_exact_variant<op_kind::dot, float, 256, 8>();
+  add_exact_variant<op_kind::dot, float, 512, 8>();
+  add_exact_variant<op_kind::dot, float, 512, 16>();
 }};
 
 } // namespace
