@@ -234,13 +234,15 @@ constexpr double format_floor() {
 // fast_c: > 0 checks Accuracy::fast's bound u|s| + fast_c u S instead (Sum, Asum, Dot).
 template <class Out>
 void check_contract(op o, double res, const std::vector<double>& x, const std::vector<double>& y,
-                    bool narrow, double fast_c = 0) {
+                    bool narrow, double fast_c = 0, double extra_floor = 0,
+                    double extra_nrm2_rel = 0) {
   const double u = unit_roundoff<Out>();
+  const double floor = format_floor<Out>() + extra_floor;
   if (o == op::nrm2) {
     const mp ssq = narrow ? fast_exact_dot(x, x) : exact_dot(x, x);
     INFO(op_name(o), ": result ", res, ", relative error ", nrm2_rel_error(res, ssq));
-    const double rel = u + (std::is_same_v<Out, float> ? 0x1p-40 : 0x1p-100);
-    CHECK(nrm2_within(res, ssq, rel, format_floor<Out>()));
+    const double rel = u + (std::is_same_v<Out, float> ? 0x1p-40 : 0x1p-100) + extra_nrm2_rel;
+    CHECK(nrm2_within(res, ssq, rel, floor));
     return;
   }
   mp s, S;
@@ -257,9 +259,9 @@ void check_contract(op o, double res, const std::vector<double>& x, const std::v
   INFO(op_name(o), ": result ", res, ", exact ", s.to_double(), ", error / (|s| + S) ",
        scaled_error(res, s, S));
   if (fast_c > 0)
-    CHECK(within_bound(res, s, S, u, fast_c * u, format_floor<Out>()));
+    CHECK(within_bound(res, s, S, u, fast_c * u, floor));
   else
-    CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>(), format_floor<Out>()));
+    CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>(), floor));
 }
 
 // Uploads x (and y) at the given element offsets, runs o, checks the contract.

@@ -100,29 +100,8 @@ template <class Out>
 void check_distributed(op o, double res, const std::vector<double>& x, const std::vector<double>& y,
                        bool narrow, int parts) {
   constexpr bool is_float = std::is_same_v<Out, float>;
-  const double u = unit_roundoff<Out>();
-  const double floor = format_floor<Out>() + (is_float ? parts * 0x1p-150 : 0.0);
-  if (o == op::nrm2) {
-    const mp ssq = narrow ? fast_exact_dot(x, x) : exact_dot(x, x);
-    const double rel = is_float ? u + 0x1p-40 : u + 0x1p-100 + (7 * parts + 4) * 0x1p-106;
-    INFO("Nrm2: result ", res, ", relative error ", nrm2_rel_error(res, ssq));
-    CHECK(nrm2_within(res, ssq, rel, floor));
-    return;
-  }
-  mp s, S;
-  if (o == op::dot) {
-    s = narrow ? fast_exact_dot(x, y) : exact_dot(x, y);
-    S = narrow ? fast_exact_dot(x, y, true) : exact_abs_dot(x, y);
-  } else if (o == op::asum) {
-    s = fast_exact_sum(x, true);
-    S = s;
-  } else {
-    s = fast_exact_sum(x);
-    S = fast_exact_sum(x, true);
-  }
-  INFO(op_name(o), ": result ", res, ", exact ", s.to_double(), ", error / (|s| + S) ",
-       scaled_error(res, s, S));
-  CHECK(within_bound(res, s, S, 2 * u, abs_coef<Out>(), floor));
+  check_contract<Out>(o, res, x, y, narrow, 0.0, is_float ? parts * 0x1p-150 : 0.0,
+                      is_float ? 0.0 : (7 * parts + 4) * 0x1p-106);
 }
 
 // One operation, type and result over GenSum-like data split every way: compensated results
