@@ -37,9 +37,9 @@
 //
 // Errors: bad arguments (n < 0, a null d_out, a null input with n > 0, a null communicator (also
 // at the size query), too-small temporary storage) give cudaErrorInvalidValue before anything is
-// launched; nothing is
-// written to d_out unless every step was enqueued. An NCCL failure gives cudaErrorUnknown (d_out
-// is not written; the communicator's state is NCCL's: see ncclCommGetAsyncError).
+// launched; nothing is written to d_out unless every step was enqueued. An NCCL failure gives
+// cudaErrorUnknown (d_out is not written; the communicator's state is NCCL's: see
+// ncclCommGetAsyncError).
 // temp_storage_bytes depends on n, the types and the number of ranks, and never shrinks as n grows.
 #pragma once
 
@@ -80,7 +80,7 @@ struct exact_state {
       products, float_products, std::conditional_t<std::is_same_v<X, double>, double, float>>>;
 };
 
-// A part's pair as a dd (a df32 exactly: two_sum of its two floats in double).
+// A part's pair as a dd (a df32 exactly: dd::from_sum of its two floats).
 __device__ inline dd as_dd(const dd& v) {
   return v;
 }
