@@ -110,6 +110,27 @@ void on_every_rank(const std::function<void(int)>& f) {
     t.join();
 }
 
+// One call of m (Dot or Sum) on rank s with temporary storage temp of `bytes` bytes; with temp
+// null the size query (of the local reduction, for nccl.allreduce).
+cudaError_t call(method m, bool dot, rank_state& s, void* temp, std::size_t& bytes) {
+  if (m == method::allreduce) {
+    cudaError_t err = dot ? cub::DeviceReduce::TransformReduce(
+                                temp, bytes, thrust::counting_iterator<std::int64_t>(0), s.out, s.n,
+                                cuda::std::plus<float>(), product{s.x, s.y}, 0.0f, s.stream)
+                          : cub::DeviceReduce::Sum(temp, bytes, s.x, s.out, s.n, s.stream);
+    if (err != cudaSuccess || temp == nullptr)
+      return err;
+    return ncclAllReduce(s.out, s.out + 1, 1, ncclFloat, ncclSum, s.comm, s.stream) == ncclSuccess
+               ? cudaSuccess
+               : cudaErrorUnknown;
+  }
+  const tcr::ReduceOptions o{m == method::compensated ? tcr::Accuracy::compensated
+                                                      : tcr::Accuracy::reproducible};
+  return dot ? tcr::MultiGpuReduce::Dot(temp, bytes, s.x, s.y, s.out, s.n, s.comm, s.stream, o)
+             : tcr::MultiGpuReduce::Sum(temp, bytes, s.x, s.out, s.n, s.comm, s.stream, o);
+}
+
+// Every rank's n elements of x and y (random, never zeros) and temporary storage for any call.
 void setup(std::int64_t n) {
   on_every_rank([n](int r) {
     rank_state& s = g_rank[r];
@@ -124,45 +145,16 @@ void setup(std::int64_t n) {
     cudaMalloc(&s.y, n * sizeof(float));
     fill<<<1024, 256, 0, s.stream>>>(s.x, n, 0x1234u + 77u * r);
     fill<<<1024, 256, 0, s.stream>>>(s.y, n, 0x9876u + 31u * r);
-    std::size_t bytes = 0, b = 0;
-    const tcr::ReduceOptions rep{tcr::Accuracy::reproducible};
-    tcr::MultiGpuReduce::Dot(nullptr, b, s.x, s.y, s.out, n, s.comm, s.stream, rep);
-    bytes = std::max(bytes, b);
-    tcr::MultiGpuReduce::Dot(nullptr, b, s.x, s.y, s.out, n, s.comm, s.stream);
-    bytes = std::max(bytes, b);
-    tcr::MultiGpuReduce::Sum(nullptr, b, s.x, s.out, n, s.comm, s.stream, rep);
-    bytes = std::max(bytes, b);
-    tcr::MultiGpuReduce::Sum(nullptr, b, s.x, s.out, n, s.comm, s.stream);
-    bytes = std::max(bytes, b);
-    cub::DeviceReduce::Sum(nullptr, b, s.x, s.out, n, s.stream);
-    bytes = std::max(bytes, b);
-    cub::DeviceReduce::TransformReduce(nullptr, b, thrust::counting_iterator<std::int64_t>(0),
-                                       s.out, n, cuda::std::plus<float>(), product{s.x, s.y}, 0.0f,
-                                       s.stream);
-    bytes = std::max(bytes, b);
-    cudaMalloc(&s.temp, bytes);
-    s.temp_bytes = bytes;
+    s.temp_bytes = 0;
+    for (method m : {method::allreduce, method::compensated, method::reproducible})
+      for (bool dot : {false, true}) {
+        std::size_t b = 0;
+        call(m, dot, s, nullptr, b);
+        s.temp_bytes = std::max(s.temp_bytes, b);
+      }
+    cudaMalloc(&s.temp, s.temp_bytes);
     cudaStreamSynchronize(s.stream);
   });
-}
-
-cudaError_t call(method m, bool dot, rank_state& s) {
-  std::size_t bytes = s.temp_bytes;
-  if (m == method::allreduce) {
-    cudaError_t err = dot ? cub::DeviceReduce::TransformReduce(
-                                s.temp, bytes, thrust::counting_iterator<std::int64_t>(0), s.out,
-                                s.n, cuda::std::plus<float>(), product{s.x, s.y}, 0.0f, s.stream)
-                          : cub::DeviceReduce::Sum(s.temp, bytes, s.x, s.out, s.n, s.stream);
-    if (err != cudaSuccess)
-      return err;
-    return ncclAllReduce(s.out, s.out + 1, 1, ncclFloat, ncclSum, s.comm, s.stream) == ncclSuccess
-               ? cudaSuccess
-               : cudaErrorUnknown;
-  }
-  const tcr::ReduceOptions o{m == method::compensated ? tcr::Accuracy::compensated
-                                                      : tcr::Accuracy::reproducible};
-  return dot ? tcr::MultiGpuReduce::Dot(s.temp, bytes, s.x, s.y, s.out, s.n, s.comm, s.stream, o)
-             : tcr::MultiGpuReduce::Sum(s.temp, bytes, s.x, s.out, s.n, s.comm, s.stream, o);
 }
 
 void run(benchmark::State& state, method m, bool dot, std::int64_t n) {
@@ -178,9 +170,11 @@ void run(benchmark::State& state, method m, bool dot, std::int64_t n) {
       cudaStreamSynchronize(s.stream);
       meet.wait();
       cudaEventRecord(s.start, s.stream);
-      for (int b = 0; b < batch; ++b)
-        if (call(m, dot, s) != cudaSuccess)
+      for (int b = 0; b < batch; ++b) {
+        std::size_t bytes = s.temp_bytes;
+        if (call(m, dot, s, s.temp, bytes) != cudaSuccess)
           failed = true;
+      }
       cudaEventRecord(s.stop, s.stream);
       cudaEventSynchronize(s.stop);
     });

@@ -67,27 +67,35 @@ TCR_HD Out to_result(double v) {
                 "tcr: distributed results are float or double");
   return static_cast<Out>(v); // float: round to nearest (the device's __double2float_rn)
 }
+// f(value) for the pair of every nonempty part, in index order.
+template <class Part, class F>
+TCR_HD void for_each_nonempty(int count, const Part& part, F&& f) {
+  for (int i = 0; i < count; ++i) {
+    const distributed_part q = part(i);
+    if (!q.empty)
+      f(q.value);
+  }
+}
 } // namespace detail
 
+// (Both merges start from the pair 0: AccurateDWPlusDW adds a normalised pair to it exactly, and
+// the zero results whose sign matters are settled before the pairs are added.)
 template <class Out, class Part>
 TCR_HD Out merge_sum_pairs(int count, const Part& part) {
   using namespace detail;
   double plain = -0.0; // the IEEE sum of the nonempty parts' hi, in index order
   double largest = 0.0;
   bool any = false, special = false, nonzero = false;
-  for (int i = 0; i < count; ++i) {
-    const distributed_part q = part(i);
-    if (q.empty)
-      continue;
-    plain = any ? add_rn(plain, q.value.hi) : q.value.hi;
+  for_each_nonempty(count, part, [&](const dd& v) {
+    plain = any ? add_rn(plain, v.hi) : v.hi;
     any = true;
-    if (!is_finite(q.value.hi))
+    if (!is_finite(v.hi))
       special = true;
-    else if (q.value.hi != 0.0) {
+    else if (v.hi != 0.0) {
       nonzero = true;
-      largest = ::fmax(largest, ::fabs(q.value.hi));
+      largest = ::fmax(largest, ::fabs(v.hi));
     }
-  }
+  });
   if (!any)
     return to_result<Out>(0.0);
   if (special || !nonzero)
@@ -95,15 +103,8 @@ TCR_HD Out merge_sum_pairs(int count, const Part& part) {
   const bool scaled = largest > 0x1p1000;
   const double down = scaled ? 0x1p-64 : 1.0;
   dd t;
-  bool first = true;
-  for (int i = 0; i < count; ++i) {
-    const distributed_part q = part(i);
-    if (q.empty)
-      continue;
-    const dd v(mul_rn(q.value.hi, down), mul_rn(q.value.lo, down));
-    t = first ? v : add(t, v);
-    first = false;
-  }
+  for_each_nonempty(count, part,
+                    [&](const dd& v) { t = add(t, dd(mul_rn(v.hi, down), mul_rn(v.lo, down))); });
   if (scaled) // RN(t) scaled back: the same double as RN(2^64 t), or its overflow
     return to_result<Out>(mul_rn(t.hi, 0x1p64));
   return to_result<Out>(t.hi);
@@ -114,13 +115,8 @@ TCR_HD Out merge_norm_pairs(int count, const Part& part) {
   using namespace detail;
   double largest = 0.0;
   double special = 0.0; // a NaN part's value, else an infinite one's, else 0
-  bool any = false;
-  for (int i = 0; i < count; ++i) {
-    const distributed_part q = part(i);
-    if (q.empty)
-      continue;
-    any = true;
-    const double h = q.value.hi;
+  for_each_nonempty(count, part, [&](const dd& v) {
+    const double h = v.hi;
     if (h != h)
       special = h;
     else if (!is_finite(h)) {
@@ -128,24 +124,18 @@ TCR_HD Out merge_norm_pairs(int count, const Part& part) {
         special = ::fabs(h);
     } else
       largest = ::fmax(largest, h);
-  }
-  if (!any || (special == 0.0 && largest == 0.0))
-    return to_result<Out>(0.0);
+  });
   if (special != 0.0)
     return to_result<Out>(special);
+  if (largest == 0.0) // no part, or only zeros
+    return to_result<Out>(0.0);
   int e = 0;
   (void)::frexp(largest, &e); // largest = f 2^e, f in [1/2, 1)
   dd q;
-  bool first = true;
-  for (int i = 0; i < count; ++i) {
-    const distributed_part p = part(i);
-    if (p.empty)
-      continue;
-    const dd w(::ldexp(p.value.hi, -e), ::ldexp(p.value.lo, -e));
-    const dd w2 = mul(w, w);
-    q = first ? w2 : add(q, w2);
-    first = false;
-  }
+  for_each_nonempty(count, part, [&](const dd& v) {
+    const dd w(::ldexp(v.hi, -e), ::ldexp(v.lo, -e));
+    q = add(q, mul(w, w));
+  });
   const dd r = sqrt(q); // in [1/2, sqrt(p))
   return to_result<Out>(::ldexp(r.hi, e));
 }

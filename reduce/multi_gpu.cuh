@@ -79,6 +79,12 @@ struct exact_state {
   using type = exact_partial<std::conditional_t<
       products, float_products, std::conditional_t<std::is_same_v<X, double>, double, float>>>;
 };
+// The pair of the compensated modes: df32 for float results of float-range inputs (DeviceReduce's
+// float machinery), else dd.
+template <class X, class Y, class Out>
+using pair_state = std::conditional_t<std::is_same_v<Out, float> && !std::is_same_v<X, double> &&
+                                          !std::is_same_v<Y, double>,
+                                      df32, dd>;
 
 // A part's pair as a dd (a df32 exactly: dd::from_sum of its two floats).
 __device__ inline dd as_dd(const dd& v) {
@@ -103,12 +109,12 @@ __global__ void merge_kernel(const part_record<P>* g_parts, int ranks, Out* g_ou
     *g_out = Op == op_kind::nrm2 ? merge_norm_pairs<Out>(ranks, part)
                                  : merge_sum_pairs<Out>(ranks, part);
   } else {
-    P acc{};
+    P acc{}; // the identity of exact_merge
     bool any = false;
     for (int i = 0; i < ranks; ++i) {
       if (g_parts[i].items == 0)
         continue;
-      acc = any ? exact_merge(acc, g_parts[i].state) : g_parts[i].state;
+      acc = exact_merge(acc, g_parts[i].state);
       any = true;
     }
     if (!any)
@@ -209,12 +215,8 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, XIt x, YI
       return cudaErrorNotSupported;
     }
   }
-  // float results of float-range inputs: the float machinery's pair (df32); else the double one.
-  constexpr bool float_machinery =
-      std::is_same_v<Out, float> && !std::is_same_v<X, double> && !std::is_same_v<Y, double>;
-  using pair = std::conditional_t<float_machinery, df32, dd>;
-  return run_with<Op, pair>(d_temp_storage, temp_storage_bytes, x, y, out, n, comm, stream,
-                            options);
+  return run_with<Op, pair_state<X, Y, Out>>(d_temp_storage, temp_storage_bytes, x, y, out, n, comm,
+                                             stream, options);
 }
 
 } // namespace multi_gpu

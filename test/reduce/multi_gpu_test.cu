@@ -12,7 +12,6 @@
 
 #include <nccl.h>
 #include <algorithm>
-#include <cstring>
 #include <thread>
 #include <tcr/reduce/multi_gpu.cuh>
 #include "reduce/device_test_util.hpp"
@@ -44,9 +43,7 @@ constexpr op op_of() {
 // The state type MultiGpuReduce uses for these types and mode.
 template <dop Op, class X, class Out, bool Exact>
 using state_t =
-    std::conditional_t<Exact, typename mg::exact_state<Op, X, X>::type,
-                       std::conditional_t<std::is_same_v<Out, float> && !std::is_same_v<X, double>,
-                                          tcr::df32, tcr::dd>>;
+    std::conditional_t<Exact, typename mg::exact_state<Op, X, X>::type, mg::pair_state<X, X, Out>>;
 
 // Part boundaries: `count` consecutive parts of random sizes, some empty.
 std::vector<std::int64_t> cuts_of(std::int64_t n, int count, std::uint64_t seed) {
@@ -86,13 +83,6 @@ Out merged_parts(const X* dx, const X* dy, const std::vector<std::int64_t>& cut,
   return out.download()[0];
 }
 
-template <class T>
-std::uint64_t bits(T v) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &v, sizeof v);
-  return b;
-}
-
 // The distributed contracts (reduce/multi_gpu.cuh) for `parts` ranks: DeviceReduce's, plus
 // parts * 2^-150 for float results (each df32 pair's lo rounds once) and, for Nrm2 of double
 // results, (7 parts + 4) 2^-106 relative.
@@ -124,7 +114,7 @@ void check_splits(const typed_data<X>& x, const typed_data<X>& y, std::uint64_t 
     for (ReduceOptions e : {exact::rounded, exact::reproducible}) {
       if constexpr (exact_path) {
         const Out r = merged_parts<Op, Out, true>(dx.get(), dy.get(), cut, e);
-        CHECK(bits(r) == bits(single_exact));
+        CHECK(exact::bits_of(r) == exact::bits_of(single_exact));
       }
     }
   }
@@ -210,7 +200,7 @@ void check_one_rank(ncclComm_t comm, const typed_data<X>& x, const typed_data<X>
       merged = merged_parts<Op, Out, false>(dx.get(), dy.get(), whole, o);
     INFO(op_name(op_of<Op>()), "<", type_name<X>(), " -> ", type_name<Out>(), "> n = ", n,
          exact_mode ? " exact" : " compensated");
-    CHECK(bits(res) == bits(merged));
+    CHECK(exact::bits_of(res) == exact::bits_of(merged));
     if (!exact_mode)
       check_distributed<Out>(op_of<Op>(), to_double(res), x.d, y.d, !std::is_same_v<X, double>, 1);
   }
@@ -263,10 +253,7 @@ TEST_CASE("NCCL, one rank: bad arguments give cudaErrorInvalidValue and write no
   CHECK(MultiGpuReduce::Sum(etemp.get(), esmall, dx.get(), out.get(), 100, r.comm, 0, e) ==
         cudaErrorInvalidValue);
   TCR_CHECK_CUDA(cudaDeviceSynchronize());
-  std::uint32_t word = 0;
-  const float now = out.download()[0];
-  std::memcpy(&word, &now, 4);
-  CHECK(word == 0x7f7f7f7fu);
+  CHECK(exact::bits_of(out.download()[0]) == 0x7f7f7f7fu);
   // The temporary storage never shrinks as n grows.
   std::size_t prev = 0;
   for (std::int64_t n : {0, 1, 1000, 1 << 20, 1 << 28}) {
@@ -302,7 +289,7 @@ TEST_CASE("NCCL, one rank: captured in a CUDA graph, the same bits each launch" 
     TCR_CHECK_CUDA(cudaMemsetAsync(out.get(), 0, sizeof(float), s));
     TCR_CHECK_CUDA(cudaGraphLaunch(exec, s));
     TCR_CHECK_CUDA(cudaStreamSynchronize(s));
-    const std::uint64_t b = bits(out.download()[0]);
+    const std::uint64_t b = exact::bits_of(out.download()[0]);
     if (i == 0)
       first = b;
     CHECK(b == first);
@@ -323,7 +310,7 @@ TEST_CASE("every visible GPU a rank: the same bits on every rank" * doctest::tes
   const auto cut = cuts_of(n, devices, 43);
   ncclUniqueId id;
   TCR_CHECK_NCCL(ncclGetUniqueId(&id));
-  std::vector<float> comp(devices), exact(devices);
+  std::vector<float> comp(devices), repro(devices);
   std::vector<int> status(devices, -1);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < devices; ++rank) {
@@ -356,7 +343,7 @@ TEST_CASE("every visible GPU a rank: the same bits on every rank" * doctest::tes
       float r[2] = {0, 0};
       cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
       comp[rank] = r[0];
-      exact[rank] = r[1];
+      repro[rank] = r[1];
       cudaFree(dx);
       cudaFree(out);
       ncclCommDestroy(comm);
@@ -370,12 +357,12 @@ TEST_CASE("every visible GPU a rank: the same bits on every rank" * doctest::tes
   for (int rank = 0; rank < devices; ++rank) {
     INFO("rank ", rank);
     CHECK(status[rank] == 0);
-    CHECK(bits(comp[rank]) == bits(comp[0]));
-    CHECK(bits(exact[rank]) == bits(exact[0]));
+    CHECK(exact::bits_of(comp[rank]) == exact::bits_of(comp[0]));
+    CHECK(exact::bits_of(repro[rank]) == exact::bits_of(repro[0]));
   }
   device_buffer<float> dx(x.t);
   const float single = run_device<float>(op::sum, dx.get(), dx.get(), n, exact::reproducible);
-  CHECK(bits(exact[0]) == bits(single));
+  CHECK(exact::bits_of(repro[0]) == exact::bits_of(single));
   check_distributed<float>(op::sum, to_double(comp[0]), x.d, x.d, true, devices);
 }
 

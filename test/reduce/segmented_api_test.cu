@@ -158,7 +158,8 @@ TEST_CASE("no segments: success without a launch, whatever the pointers") {
                     static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 0, 0) == cudaSuccess);
 }
 
-TEST_CASE("the exact modes: double inputs have no segmented path, cudaErrorNotSupported after the checks") {
+TEST_CASE("the exact modes: double inputs have no segmented path, cudaErrorNotSupported after the "
+          "checks") {
   // (Sum, Asum, Dot and Nrm2 of the float-range types have one: segmented_exact_test.cu and
   // segmented_exact_dot_test.cu; f64 partials do not fit the kernel's shared memory, nor has the
   // norm into df32 / dd an exact path.)
