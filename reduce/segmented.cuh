@@ -83,7 +83,10 @@
 // Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
 // synchronisation, no allocation, capturable in a CUDA graph. The fixed-size overload with
 // segments of at most 4096 elements runs a kernel of its own (segmented_fixed_kernel.cuh: one
-// tier for all, four segments per team in flight, the same combining order). Segments of more
+// tier for all, four segments per team in flight, the same combining order), except for the
+// exact Dot and Nrm2, whose results do not depend on the kernel: their one segmented_kernel per
+// reduction serves every size (one copy of their large accumulator code to compile, not two).
+// Segments of more
 // than 4096 elements get whole blocks and are offered to the grid (a segment of several chunks
 // chunk by chunk): blocks claim them through counters in the temporary storage, which the
 // launch zeroes first (one cudaMemsetAsync of 128 KB on the stream, before the kernel).
@@ -233,7 +236,10 @@ cudaError_t not_supported_after_checks(std::size_t temp_storage_bytes,
 template <class R, class Segments>
 cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segments>& p,
                            cudaStream_t stream, const typename R::accumulator& fresh) {
-  if constexpr (std::is_same_v<Segments, fixed_segments>) {
+  // The exact Dot and Nrm2 take segmented_kernel for every size: their results do not depend on
+  // the kernel, and one instance of their large code per reduction keeps the compile time down.
+  if constexpr (std::is_same_v<Segments, fixed_segments> &&
+                !exact_products_v<typename R::accumulator::partial_type>) {
     if (p.segments.size <= segmented_warp_max) { // one tier for all: segmented_fixed_kernel
       fixed_params<R> fp{p.x, p.y, p.out, p.segments, p.num_segments, tier_of<R>(p.segments.size)};
       const int slots = fixed_slots<R>(p.segments.size, fp.tier);

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include "../../compensated/exact.cuh"
 #include "../../compensated/reductions.cuh"
 #include "../block.cuh"
 #include "../warp.cuh"
@@ -422,24 +423,41 @@ warp_accumulator(const typename R::accumulator& fresh) {
     return warp_accumulator_t<R>{};
 }
 
+// The partial of the exact Dot and Nrm2 (exact_dot_sum): 19 limbs of products, the largest
+// state; the kernels keep one copy of its code wherever the result allows (exact either way).
+template <class P>
+inline constexpr bool exact_products_v = std::is_same_v<P, exact_partial<float_products>>;
+
 // The team's total from its lanes' partials, in lane 0 of the team: WarpReduce's tree over
 // logical warps of 2^tier lanes (tier < block_tier; warp-uniform).
+// Exact partials (tens of 64-bit limbs, and a merge of tens of instructions a limb) take one
+// loop over the levels instead of a tree per tier: lane 0 of a team of 2^t lanes gets the same
+// value from the first t levels of the whole warp's tree (delta 1, 2, ..., 2^(t-1)), since every
+// value it merges comes from its own team's lanes, in the same order; one copy of the merge and
+// the shuffles instead of fifteen keeps the exact kernels' compile time in check.
 template <class P, class Merge>
 __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
   constexpr auto tree = WarpReduceAlgorithm::shuffle_tree;
-  switch (tier) {
-  case 0:
-    return part;
-  case 1:
-    return WarpReduce<P, tree, 2>().ReduceToLane0(part, merge);
-  case 2:
-    return WarpReduce<P, tree, 4>().ReduceToLane0(part, merge);
-  case 3:
-    return WarpReduce<P, tree, 8>().ReduceToLane0(part, merge);
-  case 4:
-    return WarpReduce<P, tree, 16>().ReduceToLane0(part, merge);
-  default:
-    return WarpReduce<P, tree, 32>().ReduceToLane0(part, merge);
+  if constexpr (is_exact_partial_v<P>) {
+    P x = part;
+    for (int delta = 1; delta < (1 << tier) && delta < 32; delta *= 2) // warp-uniform
+      x = merge(x, detail::shfl_down(full_warp_mask, x, delta));
+    return x;
+  } else {
+    switch (tier) {
+    case 0:
+      return part;
+    case 1:
+      return WarpReduce<P, tree, 2>().ReduceToLane0(part, merge);
+    case 2:
+      return WarpReduce<P, tree, 4>().ReduceToLane0(part, merge);
+    case 3:
+      return WarpReduce<P, tree, 8>().ReduceToLane0(part, merge);
+    case 4:
+      return WarpReduce<P, tree, 16>().ReduceToLane0(part, merge);
+    default:
+      return WarpReduce<P, tree, 32>().ReduceToLane0(part, merge);
+    }
   }
 }
 
@@ -622,8 +640,15 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
           };
           // Predicated loads below tier 5 for unary reductions; dot products keep the loop form
           // (two operands' registers would halve the occupancy).
-          part = !R::binary && t < 5 ? fold(std::integral_constant<int, segmented_unroll>{})
-                                     : fold(std::integral_constant<int, 0>{});
+          // The exact norm too: its products' 19 limbs spill less in the loop form (sm_90 SASS:
+          // 200-208 bytes of stack against 272-288), and its result is exact either way. (The
+          // exact sum keeps the predicated loads: in the loop form ptxas gives it 80 registers
+          // and more stack.)
+          if constexpr (R::binary || exact_products_v<P>)
+            part = fold(std::integral_constant<int, 0>{});
+          else
+            part = t < 5 ? fold(std::integral_constant<int, segmented_unroll>{})
+                         : fold(std::integral_constant<int, 0>{});
         }
         const P total = team_total(t, part, merge);
         if (mine && rank == 0)
