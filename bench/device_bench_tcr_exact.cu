@@ -88,6 +88,31 @@ void add_exact_variant() {
   cases().push_back(std::move(c));
 }
 
+// The bfloat16 Sum / Asum with float bins (detail::exact_bins_bf16_float, a candidate for
+// exact_bins_of<__nv_bfloat16>): "tcr.correctly_rounded.fbins", the default plan.
+template <op_kind Op>
+void add_bf16_float_bins() {
+  using In = __nv_bfloat16;
+  using Out = result_t<In>;
+  constexpr dk::op_kind DOp = Op == op_kind::asum ? dk::op_kind::asum : dk::op_kind::sum;
+  using Acc = binned_exact_sum<In, 256, detail::exact_bins_bf16_float>;
+  using R = dk::reduction<Acc, In, void, Out, Op == op_kind::asum>;
+  bench_case c;
+  c.op = Op;
+  c.type = dtype_of<In>();
+  c.method = "tcr.correctly_rounded.fbins";
+  c.note = std::string("tcr::DeviceReduce::") + (Op == op_kind::asum ? "Asum" : "Sum") +
+           ", accuracy correctly_rounded, bfloat16 in float bins (variant)";
+  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    return dk::launch<DOp, R, dk::engine_kind::cuda_core, dk::exact_plan<DOp, R>>(
+        temp, bytes,
+        dk::params_for<R>(static_cast<const In*>(a.x), static_cast<const In*>(a.x),
+                          static_cast<Out*>(a.out), a.n),
+        a.stream, Acc{});
+  };
+  cases().push_back(std::move(c));
+}
+
 const case_adder add{[] {
   for_each_input_type([](auto t) { add_for<decltype(t)>(); });
   // Nrm2 (128 threads; default: 32 KB, unroll 16): 64 KB in two or one rounds.
@@ -97,6 +122,8 @@ const case_adder add{[] {
   add_exact_variant<op_kind::dot, float, 256, 8>();
   add_exact_variant<op_kind::dot, float, 512, 8>();
   add_exact_variant<op_kind::dot, float, 512, 16>();
+  add_bf16_float_bins<op_kind::sum>();
+  add_bf16_float_bins<op_kind::asum>();
 }};
 
 } // namespace

@@ -63,6 +63,8 @@ template <class X>
 struct exact_bins_of;
 template <>
 struct exact_bins_of<float> {
+  using bin_type = double;
+  static constexpr int scale_exponent = 0; // inputs binned as they are
   static constexpr int bins = 16;
   static constexpr int shift = 27;
   static constexpr std::uint32_t max_adds = 1u << 14;
@@ -72,6 +74,8 @@ struct exact_bins_of<float> {
 };
 template <>
 struct exact_bins_of<__nv_bfloat16> {
+  using bin_type = double;
+  static constexpr int scale_exponent = 0; // inputs binned as they are
   static constexpr int bins = 8;
   static constexpr int shift = 28;
   static constexpr std::uint32_t max_adds = 1u << 13;
@@ -81,6 +85,8 @@ struct exact_bins_of<__nv_bfloat16> {
 };
 template <>
 struct exact_bins_of<__half> {
+  using bin_type = double;
+  static constexpr int scale_exponent = 0; // inputs binned as they are
   static constexpr int bins = 1;
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 13;
@@ -89,6 +95,8 @@ struct exact_bins_of<__half> {
 };
 template <>
 struct exact_bins_of<__nv_fp8_e4m3> {
+  using bin_type = double;
+  static constexpr int scale_exponent = 0; // inputs binned as they are
   static constexpr int bins = 1;
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 30;
@@ -98,11 +106,33 @@ struct exact_bins_of<__nv_fp8_e4m3> {
 };
 template <>
 struct exact_bins_of<__nv_fp8_e5m2> {
+  using bin_type = double;
+  static constexpr int scale_exponent = 0; // inputs binned as they are
   static constexpr int bins = 1;
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 21;
   static constexpr int float_group = 1;
   static constexpr int lsb = -16; // every value is a multiple of 2^lsb
+};
+// bfloat16 in float bins (a variant, not yet the default; bench/device_bench_tcr_exact.cu runs
+// it as tcr.correctly_rounded.fbins): 32 bins of W = 8 biased exponents (Shift 26) in float, the
+// inputs scaled by 2^-16 first (exact: a bfloat16 has 8 significant bits, and x 2^-16 is a
+// multiple of 2^-149 even for x = 2^-133, its least subnormal). In bin b every scaled input is a
+// multiple of g_b = 2^(max(8 b, 1) - 150) below 2^15 g_b (2^14 g_0 for b = 0), so N = 2^9 of
+// them sum exactly in a float (N 2^15 <= 2^24; g_b >= 2^-149, and the top bin's sums stay below
+// 2^112 2^9 = 2^121: finite). Against the double bins: a 32-bit LDS / FADD / STS per input
+// instead of the 64-bit LDS / DADD / STS and the F2F.F64.F32 (half the shared-memory
+// wavefronts, the bottleneck of bfloat16's 2 bytes per input), for a spill 16 times as often
+// (every 512 inputs; it skips the bins that are empty in the whole warp).
+struct exact_bins_bf16_float {
+  using bin_type = float;
+  static constexpr int scale_exponent = -16;
+  static constexpr int bins = 32;
+  static constexpr int shift = 26;
+  static constexpr std::uint32_t max_adds = 1u << 9;
+  static constexpr int float_group = 1;
+  static constexpr int width = 8;
+  static constexpr int fraction = 7;
 };
 
 inline constexpr std::uint64_t negative_zero_bits = std::uint64_t(1) << 63;
@@ -559,14 +589,29 @@ namespace detail {
 // add limit, then the block's bin totals), the bin totals and the flags. Everything an
 // accumulator keeps besides is a register (no local memory: a per-thread state in local memory
 // costs a write and a read of its frame per thread, which at mid sizes is as much traffic as the
-// input). `Tag` separates the shared arrays of different accumulator types in one kernel.
-template <class Tag, class T, int Bins, int Threads>
+// input). `Tag` separates the shared arrays of different accumulator types in one kernel. `B`:
+// the bins' type (double; float for exact_bins_bf16_float), which hold the inputs times
+// 2^BinScale (the spacings are those of the inputs).
+template <class Tag, class T, int Bins, int Threads, class B = double, int BinScale = 0>
 struct binned_block {
   static constexpr int limbs = exact_partial<T>::limbs;
   static constexpr int L = exact_format<T>::lsb_exponent;
 
-  __device__ static double* bins_of_thread() {
-    __shared__ double s_bins[Bins * Threads];
+  // A bin's sum of inputs as a double, exactly: the bin times 2^-BinScale (a float bin's
+  // subnormals too: no ftz conversion).
+  __device__ static double widen_bin(const B& v) {
+    static_assert(BinScale <= 0 && BinScale > -64, "bins of inputs scaled by 2^-k");
+    if constexpr (std::is_same_v<B, float>) {
+      double d;
+      asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(v));
+      return d * static_cast<double>(std::uint64_t(1) << -BinScale);
+    } else {
+      static_assert(BinScale == 0, "double bins hold the inputs as they are");
+      return v;
+    }
+  }
+  __device__ static B* bins_of_thread() {
+    __shared__ B s_bins[Bins * Threads];
     return s_bins + threadIdx.x;
   }
   // The block's carry-save partial (shared memory).
@@ -584,10 +629,10 @@ struct binned_block {
   // Empty bins (-0 each), zero limbs and flags; a barrier (a collective of the block).
   __device__ static void prepare(bool shared_bins) {
     if (shared_bins) {
-      double* b = bins_of_thread();
+      B* b = bins_of_thread();
       TCR_UNROLL
       for (int k = 0; k < Bins; ++k)
-        b[k * Threads] = -0.0;
+        b[k * Threads] = B(-0.0);
     }
     zero_partial<Threads>(block_sum());
     __syncthreads();
@@ -614,12 +659,20 @@ struct binned_block {
     std::uint32_t flags = 0;
     const bool together = whole_warp(); // the bins' spacings are the same in every lane
     if (shared_bins) {
-      double* b = bins_of_thread();
+      B* b = bins_of_thread();
 #pragma unroll 1
       for (int k = 0; k < Bins; ++k) {
-        add_digit(bin_digit(b[k * Threads], Spacing::exponent(k), flags), Spacing::exponent(k),
+        const B v = b[k * Threads];
+        if constexpr (std::is_same_v<B, float>) {
+          // Float bins spill every 512 inputs: skip the bins no lane has touched (-0), for the
+          // whole warp at once where it runs together (a uniform branch around the warp sum).
+          const bool empty = __float_as_uint(v) == 0x80000000u;
+          if (together ? __all_sync(0xffffffffu, empty) : empty)
+            continue;
+        }
+        add_digit(bin_digit(widen_bin(v), Spacing::exponent(k), flags), Spacing::exponent(k),
                   together);
-        b[k * Threads] = -0.0;
+        b[k * Threads] = B(-0.0);
       }
     } else {
       add_digit(bin_digit(one, Spacing::exponent(0), flags), Spacing::exponent(0), together);
@@ -641,14 +694,14 @@ struct binned_block {
     const int lane = static_cast<int>(threadIdx.x & 31);
     const int warp = static_cast<int>(threadIdx.x >> 5);
     if (shared_bins) {
-      const double* all = bins_of_thread() - threadIdx.x;
+      const B* all = bins_of_thread() - threadIdx.x;
 #pragma unroll 1
       for (int b = warp; b < Bins; b += warps) {
         const int g = Spacing::exponent(b);
         long long sum = 0;
         TCR_UNROLL
         for (int j = 0; j < Threads / 32; ++j)
-          sum += bin_digit(all[b * Threads + lane + 32 * j], g, flags);
+          sum += bin_digit(widen_bin(all[b * Threads + lane + 32 * j]), g, flags);
         sum = warp_sum64(sum);
         if (lane == 0)
           total_array()[b] = sum;
@@ -697,16 +750,20 @@ struct binned_block {
 // reads it) and, in the last block, merge_partials(g, count) (likewise); merge, finish and
 // empty_result as compensated/reductions.cuh's accumulators. There is no per-thread partial(): a
 // thread's spills go straight into the block's shared limbs. Equal sums have equal partials
-// (canonical), so equal results.
-template <class X, int Threads>
+// (canonical), so equal results. Policy: the bins (detail::exact_bins_of<X>, or a variant such
+// as detail::exact_bins_bf16_float for X = __nv_bfloat16).
+template <class X, int Threads, class Policy = detail::exact_bins_of<X>>
 struct binned_exact_sum {
-  using policy = detail::exact_bins_of<X>;
+  using policy = Policy;
+  using bin_type = typename policy::bin_type;
   static constexpr int bins = policy::bins;
   static constexpr int threads = Threads;
   static constexpr bool shared_bins = bins > 1;
   static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_sum: whole warps");
-  static_assert(bins == 1 || bins * Threads * 8 <= 48 * 1024,
+  static_assert(bins == 1 || bins * Threads * sizeof(bin_type) <= 48 * 1024,
                 "tcr::binned_exact_sum: the bins of a block fit 48 KB of static shared memory");
+  static_assert(bins == 1 || std::is_same_v<bin_type, double> || policy::float_group == 1,
+                "tcr::binned_exact_sum: float bins take the inputs one by one");
   using value_type = float;
   using partial_type = exact_partial<float>;
   using compact_type = void;
@@ -717,15 +774,28 @@ struct binned_exact_sum {
   // The exponent of bin b's spacing g_b (header comment).
   struct spacing {
     TCR_HD static constexpr int exponent(int b) {
-      if constexpr (bins > 1)
-        return (policy::width * b > 1 ? policy::width * b : 1) - 127 - policy::fraction;
-      else
+      if constexpr (bins > 1) {
+        // At most the spacing of the top input position (exact_format<float>::max_position), so
+        // that a digit's three pieces land within the limbs (atomic_add_scaled, limb_piece): for
+        // exact_bins_bf16_float's top bin (2^114) only, whose digits then stay below 2^34. A
+        // spacing below the bin's least is still a spacing of all its inputs.
+        constexpr int top = detail::exact_format<float>::max_position +
+                            detail::exact_format<float>::lsb_exponent;
+        constexpr bool clamped = policy::width * (bins - 1) - 127 - policy::fraction > top;
+        const int g = (policy::width * b > 1 ? policy::width * b : 1) - 127 - policy::fraction;
+        if constexpr (clamped)
+          return g < top ? g : top;
+        else
+          return g;
+      } else {
         return policy::lsb;
+      }
     }
   };
 
 #if defined(__CUDACC__)
-  using block = detail::binned_block<binned_exact_sum, float, bins, Threads>;
+  using block = detail::binned_block<binned_exact_sum, float, bins, Threads, bin_type,
+                                     policy::scale_exponent>;
 
   __device__ void prepare() {
     block::prepare(shared_bins);
@@ -751,7 +821,22 @@ struct binned_exact_sum {
     adds += std::uint32_t(N);
     float f[N];
     widen_all(x, f);
-    if constexpr (bins > 1) {
+    if constexpr (bins > 1 && std::is_same_v<bin_type, float>) {
+      // bin + x 2^scale_exponent in one FFMA, exact (policy comment), written out so that no
+      // -ftz=true can flush the subnormal products and sums the bottom bins hold.
+      static_assert(policy::scale_exponent <= 0 && policy::scale_exponent > -32, "a power 2^-k");
+      constexpr float scale = 1.0f / static_cast<float>(1u << -policy::scale_exponent);
+      float* b = block::bins_of_thread();
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, &f[i], sizeof u);
+        float& bin = b[((u >> policy::shift) & (bins - 1)) * Threads];
+        float r;
+        asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(f[i]), "f"(scale), "f"(bin));
+        bin = r;
+      }
+    } else if constexpr (bins > 1) {
       double* b = block::bins_of_thread();
       TCR_UNROLL
       for (int i = 0; i < N; ++i) {

@@ -77,13 +77,14 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
                                               bool warp_window = false) {
   using A = tcr::binned_exact_sum_f64<256>;
   constexpr int limbs = tcr::exact_partial<double>::limbs;
-  tcr::exact_partial<double> p;
+  // The carry-save limbs as the kernel's shared ones (unsigned long long: writing the partial's
+  // int64 limbs through such a pointer breaks strict aliasing, and g++ -O3 drops the adds).
+  unsigned long long limb[limbs] = {};
   std::uint32_t flags = 0;
   const auto put = [&](double v, int g) {
     const long long d = tcr::detail::bin_digit_wide(v, g, flags);
     if (d != 0)
-      tcr::detail::atomic_add_scaled<limbs>(reinterpret_cast<unsigned long long*>(p.limb), d,
-                                            g - A::L);
+      tcr::detail::atomic_add_scaled<limbs>(limb, d, g - A::L);
   };
   for (int t = 0; t < threads; ++t) {
     double row[A::window];
@@ -123,6 +124,9 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
     }
     spill();
   }
+  tcr::exact_partial<double> p;
+  for (int k = 0; k < limbs; ++k)
+    p.limb[k] = static_cast<std::int64_t>(limb[k]); // two's complement: the same digits
   p.flags = flags;
   tcr::exact_sum<double>::canonicalise(p);
   return p;
@@ -146,6 +150,101 @@ void check_binned_f64(const std::vector<double>& x, int threads) {
   REQUIRE(mpfr_cmp(value_of(p).get(), s.get()) == 0);
   CHECK(bits_of(tcr::exact_finish<double>(p)) == bits_of(s.to_double()));
   CHECK(bits_of(tcr::exact_finish<float>(p)) == bits_of(s.to_float()));
+}
+
+// A host model of binned_exact_sum's bins for a policy (compensated/exact_binned.cuh: the
+// double bins of float and bfloat16, and the float bins of exact_bins_bf16_float): `threads`
+// threads take the inputs (floats: the inputs widened) strided, each adds input x into its bin
+// (bits >> shift) & (bins - 1) as x 2^scale_exponent in the policy's bin type (a float bin by
+// one fused multiply-add, as the kernel's FFMA), spills its bins as digits (bin_digit at the
+// policy's spacings) into the limbs every max_adds inputs and at the end; the partial is then
+// made canonical. The bin index, the spacings, the scale and the add limit are the policy's own.
+template <class X, class Policy>
+tcr::exact_partial<float> binned_bins_partial(const std::vector<float>& x, int threads) {
+  using A = tcr::binned_exact_sum<X, 256, Policy>;
+  using B = typename Policy::bin_type;
+  constexpr int limbs = tcr::exact_partial<float>::limbs;
+  constexpr int L = tcr::detail::exact_format<float>::lsb_exponent;
+  const float scale = std::ldexp(1.0f, Policy::scale_exponent);
+  unsigned long long limb[limbs] = {}; // the carry-save limbs (binned_f64_partial's comment)
+  std::uint32_t flags = 0;
+  for (int t = 0; t < threads; ++t) {
+    B bin[Policy::bins];
+    std::fill(bin, bin + Policy::bins, B(-0.0));
+    std::uint32_t adds = 0;
+    const auto spill = [&] {
+      for (int k = 0; k < Policy::bins; ++k) {
+        const int g = A::spacing::exponent(k);
+        // The bin's sum of inputs: the bin times 2^-scale_exponent (exact in a double).
+        const double v = std::ldexp(static_cast<double>(bin[k]), -Policy::scale_exponent);
+        const long long d = tcr::detail::bin_digit(v, g, flags);
+        if (d != 0)
+          tcr::detail::atomic_add_scaled<limbs>(limb, d, g - L);
+        bin[k] = B(-0.0);
+      }
+    };
+    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
+      if (adds == Policy::max_adds) {
+        spill();
+        adds = 0;
+      }
+      ++adds;
+      const int k = static_cast<int>((bits_of(x[i]) >> Policy::shift) & (Policy::bins - 1));
+      if constexpr (std::is_same_v<B, float>)
+        bin[k] = std::fma(x[i], scale, bin[k]);
+      else
+        bin[k] += static_cast<double>(x[i]);
+    }
+    spill();
+  }
+  tcr::exact_partial<float> p;
+  for (int k = 0; k < limbs; ++k)
+    p.limb[k] = static_cast<std::int64_t>(limb[k]); // two's complement: the same digits
+  p.flags = flags;
+  tcr::exact_sum<float>::canonicalise(p);
+  return p;
+}
+
+// bfloat16 values as floats (the top 16 bits of a float).
+std::vector<float> bf16_values(const std::vector<std::uint16_t>& h) {
+  std::vector<float> x;
+  for (std::uint16_t v : h) {
+    const std::uint32_t u = std::uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    x.push_back(f);
+  }
+  return x;
+}
+
+// The models' partials have exact_sum<float>'s bits, and round as MPFR rounds the exact sum.
+// With Inf or NaN inputs the flags may differ (a bin that took Inf and -Inf holds NaN, where
+// exact_sum flags both infinities) but not the result.
+void check_binned_bins(const std::vector<float>& x, bool bf16) {
+  const auto q = sum_of(x).partial();
+  const bool finite = std::all_of(x.begin(), x.end(), [](float v) { return std::isfinite(v); });
+  const auto same = [&](const tcr::exact_partial<float>& p) {
+    if (finite)
+      return same_partial(p, q);
+    const float a = tcr::exact_finish<float>(p), b = tcr::exact_finish<float>(q);
+    return std::isnan(a) ? std::isnan(b) : bits_of(a) == bits_of(b);
+  };
+  for (int threads : {1, 3, 256}) {
+    INFO("binned bins model, n = ", x.size(), ", threads = ", threads);
+    if (bf16) {
+      CHECK(same(binned_bins_partial<__nv_bfloat16, tcr::detail::exact_bins_bf16_float>(x,
+                                                                                       threads)));
+      CHECK(same(binned_bins_partial<__nv_bfloat16, tcr::detail::exact_bins_of<__nv_bfloat16>>(
+          x, threads)));
+    } else {
+      CHECK(same(binned_bins_partial<float, tcr::detail::exact_bins_of<float>>(x, threads)));
+    }
+  }
+  if (!finite)
+    return;
+  const mp s = tcr::test::exact_sum(as_double(x));
+  REQUIRE(mpfr_cmp(value_of(q).get(), s.get()) == 0);
+  CHECK(bits_of(tcr::exact_finish<float>(q)) == bits_of(s.to_float()));
 }
 
 // Every check of one data set: the partial is canonical and exact, and every finish is MPFR's
@@ -413,6 +512,57 @@ TEST_CASE("binned_exact_sum_f64 (host model): ordinary, ill-conditioned and spec
 // negative sums whose magnitude's lowest nonzero limb is far below or just below the rounding
 // point, remainders far below it): the long state's rounding scans stop early, and must stop
 // where the full loops would have found the same limb.
+TEST_CASE("binned bins (host model): bfloat16 in float bins and in double bins, float") {
+  rng64 rng(9100);
+  INFO("seed = 9100");
+  const auto bits = [&](std::uint16_t lo, std::uint16_t hi) {
+    return static_cast<std::uint16_t>(rng.integer(lo, hi));
+  };
+  // Random bit patterns over the whole finite range (both signs, subnormals), 5000 of them: a
+  // thread alone passes the float bins' add limit (512) nine times.
+  std::vector<std::uint16_t> h;
+  for (int i = 0; i < 5000; ++i)
+    h.push_back(static_cast<std::uint16_t>(bits(0, 0x7f7f) | (rng.integer(0, 1) << 15)));
+  check_binned_bins(bf16_values(h), true);
+  // Each float bin at its bound: an input with the bin's last bit (its least exponent, the last
+  // fraction bit: x / g_b odd), then 4095 of its largest magnitude (top exponent, all fraction
+  // bits: x / g_b = 255 2^7), then 4096 more odd ones, one sign: a thread's first 512 adds sum
+  // to 129 + 511 (255 2^7) < 2^24, which one more such input would pass (the bin would round);
+  // the top bin's sums reach 2^120 there.
+  for (int b = 0; b < 32; ++b) {
+    const int e_top = 8 * b + 7 < 255 ? 8 * b + 7 : 254;
+    const auto top = static_cast<std::uint16_t>((e_top << 7) | 0x7f);
+    const auto odd = static_cast<std::uint16_t>(b == 0 ? 1 : ((8 * b) << 7) | 1);
+    std::vector<std::uint16_t> v(1, odd);
+    v.insert(v.end(), 4095, top);
+    v.insert(v.end(), 4096, odd);
+    INFO("bin ", b);
+    check_binned_bins(bf16_values(v), true);
+  }
+  std::vector<std::uint16_t> sub;
+  for (std::uint16_t m = 1; m < 0x80; ++m) {
+    sub.push_back(m);
+    sub.push_back(static_cast<std::uint16_t>(0x8000 | (m / 2)));
+  }
+  check_binned_bins(bf16_values(sub), true);
+  // Cancellation to zero (+0), -0 alone (-0), specials (the flags).
+  check_binned_bins(bf16_values({0x3f80, 0xbf80, 0x7f7f, 0xff7f}), true);
+  check_binned_bins(bf16_values({0x8000, 0x8000, 0x8000}), true);
+  check_binned_bins(bf16_values({0x3f80, 0x7f80, 0x0001}), true);
+  check_binned_bins(bf16_values({0x7f80, 0xff80, 0x3f80}), true);
+  check_binned_bins(bf16_values({0x7fc1, 0x3f80}), true);
+  // float inputs (the double bins of exact_bins_of<float>): random patterns over the range.
+  std::vector<float> f;
+  for (int i = 0; i < 5000; ++i) {
+    const std::uint32_t u = static_cast<std::uint32_t>(rng.integer(0, 0x7f7fffff)) |
+                            (static_cast<std::uint32_t>(rng.integer(0, 1)) << 31);
+    float v;
+    std::memcpy(&v, &u, sizeof v);
+    f.push_back(v);
+  }
+  check_binned_bins(f, false);
+}
+
 TEST_CASE("exact_sum<double>: sparse sums, every sign, the rounding scans") {
   rng64 rng(29);
   for (int rep = 0; rep < 3000; ++rep) {
