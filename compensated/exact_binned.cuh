@@ -779,8 +779,8 @@ struct binned_exact_sum {
         // that a digit's three pieces land within the limbs (atomic_add_scaled, limb_piece): for
         // exact_bins_bf16_float's top bin (2^114) only, whose digits then stay below 2^34. A
         // spacing below the bin's least is still a spacing of all its inputs.
-        constexpr int top = detail::exact_format<float>::max_position +
-                            detail::exact_format<float>::lsb_exponent;
+        constexpr int top =
+            detail::exact_format<float>::max_position + detail::exact_format<float>::lsb_exponent;
         constexpr bool clamped = policy::width * (bins - 1) - 127 - policy::fraction > top;
         const int g = (policy::width * b > 1 ? policy::width * b : 1) - 127 - policy::fraction;
         if constexpr (clamped)

@@ -232,8 +232,8 @@ void check_binned_bins(const std::vector<float>& x, bool bf16) {
   for (int threads : {1, 3, 256}) {
     INFO("binned bins model, n = ", x.size(), ", threads = ", threads);
     if (bf16) {
-      CHECK(same(binned_bins_partial<__nv_bfloat16, tcr::detail::exact_bins_bf16_float>(x,
-                                                                                       threads)));
+      CHECK(
+          same(binned_bins_partial<__nv_bfloat16, tcr::detail::exact_bins_bf16_float>(x, threads)));
       CHECK(same(binned_bins_partial<__nv_bfloat16, tcr::detail::exact_bins_of<__nv_bfloat16>>(
           x, threads)));
     } else {
