@@ -61,10 +61,13 @@ namespace detail {
 // The bins of each input type (header comment).
 template <class X>
 struct exact_bins_of;
-template <>
-struct exact_bins_of<float> {
+// The bins of exact_bins_of: doubles that take the inputs as they are.
+struct double_bins {
   using bin_type = double;
-  static constexpr int scale_exponent = 0; // inputs binned as they are
+  static constexpr int scale_exponent = 0;
+};
+template <>
+struct exact_bins_of<float> : double_bins {
   static constexpr int bins = 16;
   static constexpr int shift = 27;
   static constexpr std::uint32_t max_adds = 1u << 14;
@@ -73,9 +76,7 @@ struct exact_bins_of<float> {
   static constexpr int fraction = 23; // fraction bits of the input type
 };
 template <>
-struct exact_bins_of<__nv_bfloat16> {
-  using bin_type = double;
-  static constexpr int scale_exponent = 0; // inputs binned as they are
+struct exact_bins_of<__nv_bfloat16> : double_bins {
   static constexpr int bins = 8;
   static constexpr int shift = 28;
   static constexpr std::uint32_t max_adds = 1u << 13;
@@ -84,9 +85,7 @@ struct exact_bins_of<__nv_bfloat16> {
   static constexpr int fraction = 7;
 };
 template <>
-struct exact_bins_of<__half> {
-  using bin_type = double;
-  static constexpr int scale_exponent = 0; // inputs binned as they are
+struct exact_bins_of<__half> : double_bins {
   static constexpr int bins = 1;
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 13;
@@ -94,9 +93,7 @@ struct exact_bins_of<__half> {
   static constexpr int lsb = -24; // every value is a multiple of 2^lsb
 };
 template <>
-struct exact_bins_of<__nv_fp8_e4m3> {
-  using bin_type = double;
-  static constexpr int scale_exponent = 0; // inputs binned as they are
+struct exact_bins_of<__nv_fp8_e4m3> : double_bins {
   static constexpr int bins = 1;
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 30;
@@ -105,9 +102,7 @@ struct exact_bins_of<__nv_fp8_e4m3> {
   static constexpr int lsb = -9; // every value is a multiple of 2^lsb
 };
 template <>
-struct exact_bins_of<__nv_fp8_e5m2> {
-  using bin_type = double;
-  static constexpr int scale_exponent = 0; // inputs binned as they are
+struct exact_bins_of<__nv_fp8_e5m2> : double_bins {
   static constexpr int bins = 1;
   static constexpr int shift = 0;
   static constexpr std::uint32_t max_adds = 1u << 21;

@@ -391,21 +391,18 @@ inline constexpr bool exact_segmented_v =
     (Op != op_kind::dot || (!std::is_same_v<Y, double> && !is_integer_input_v<Y>)) &&
     (Op != op_kind::nrm2 || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
 template <op_kind Op>
-using exact_segmented_accumulator =
-    std::conditional_t<Op == op_kind::dot, exact_dot_sum<false>,
-                       std::conditional_t<Op == op_kind::nrm2, exact_dot_sum<true>,
-                                          exact_sum<float>>>;
-template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt,
-          class Segments>
+using exact_segmented_accumulator = std::conditional_t<
+    Op == op_kind::dot, exact_dot_sum<false>,
+    std::conditional_t<Op == op_kind::nrm2, exact_dot_sum<true>, exact_sum<float>>>;
+template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt, class Segments>
 cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
                       const YS& ys, const OutIt& out, std::int64_t num_segments,
                       const Segments& segments, cudaStream_t stream, ReduceOptions options) {
   static_assert(exact_segmented_v<Op, X, Y, Out>, "an exact segmented path exists for these types");
   using Acc = exact_segmented_accumulator<Op>;
   constexpr bool binary = Op == op_kind::dot;
-  using R = device::reduction<Acc, X, std::conditional_t<binary, Y, void>, Out,
-                              Op == op_kind::asum, XS, std::conditional_t<binary, YS, const X*>,
-                              OutIt>;
+  using R = device::reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, Op == op_kind::asum,
+                              XS, std::conditional_t<binary, YS, const X*>, OutIt>;
   const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
   if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
     return not_supported_after_checks(temp_storage_bytes, p); // no tensor-core exact path
@@ -435,8 +432,8 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
                             options.accuracy == Accuracy::correctly_rounded;
     if constexpr (exact_segmented_v<Op, X, Y, Out>) {
       if (exact_mode)
-        return run_exact<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out, num_segments,
-                                     segments, stream, options);
+        return run_exact<Op, X, Y, Out>(d_temp_storage, temp_storage_bytes, xs, ys, out,
+                                        num_segments, segments, stream, options);
     } else if constexpr (!is_integer_input_v<X>) {
       if (exact_mode && d_temp_storage != nullptr)
         return not_supported_after_checks(temp_storage_bytes, p); // no exact path for this case

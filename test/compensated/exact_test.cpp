@@ -63,6 +63,18 @@ std::vector<double> as_double(const std::vector<T>& x) {
   return std::vector<double>(x.begin(), x.end());
 }
 
+// A partial from carry-save limbs added as unsigned (two's complement: the same digits) and
+// flags, made canonical: the end of the host models below.
+template <class T>
+tcr::exact_partial<T> partial_of_limbs(const unsigned long long* limb, std::uint32_t flags) {
+  tcr::exact_partial<T> p;
+  for (int k = 0; k < tcr::exact_partial<T>::limbs; ++k)
+    p.limb[k] = static_cast<std::int64_t>(limb[k]);
+  p.flags = flags;
+  tcr::exact_sum<T>::canonicalise(p);
+  return p;
+}
+
 // A host model of the f64 exact kernels' accumulator (binned_exact_sum_f64, as
 // reduce/detail/device_kernel.cuh drives it; compensated/exact_binned.cuh's header comment):
 // `threads` threads take the inputs strided, each cuts them into pieces, keeps a window of rows
@@ -124,12 +136,7 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
     }
     spill();
   }
-  tcr::exact_partial<double> p;
-  for (int k = 0; k < limbs; ++k)
-    p.limb[k] = static_cast<std::int64_t>(limb[k]); // two's complement: the same digits
-  p.flags = flags;
-  tcr::exact_sum<double>::canonicalise(p);
-  return p;
+  return partial_of_limbs<double>(limb, flags);
 }
 
 // The model's partial has exact_sum<double>'s bits (both canonical: the same exact sum) and
@@ -197,12 +204,7 @@ tcr::exact_partial<float> binned_bins_partial(const std::vector<float>& x, int t
     }
     spill();
   }
-  tcr::exact_partial<float> p;
-  for (int k = 0; k < limbs; ++k)
-    p.limb[k] = static_cast<std::int64_t>(limb[k]); // two's complement: the same digits
-  p.flags = flags;
-  tcr::exact_sum<float>::canonicalise(p);
-  return p;
+  return partial_of_limbs<float>(limb, flags);
 }
 
 // bfloat16 values as floats (the top 16 bits of a float).
@@ -848,7 +850,9 @@ TEST_CASE("exact_dot_sum: sums of products equal MPFR, over the whole float rang
 TEST_CASE("exact_dot_sum: special values and zero signs as IEEE products and sums give them") {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto dot = [](std::vector<float> x, std::vector<float> y) { return dot_of<false>(x, y).result(); };
+  auto dot = [](std::vector<float> x, std::vector<float> y) {
+    return dot_of<false>(x, y).result();
+  };
   CHECK(std::isnan(dot({inf}, {0.0f})));   // Inf * 0
   CHECK(std::isnan(dot({-0.0f}, {-inf}))); // 0 * Inf
   CHECK(std::isnan(dot({1.0f, nan}, {1.0f, 2.0f})));
