@@ -113,6 +113,31 @@ void add_bf16_float_bins() {
   cases().push_back(std::move(c));
 }
 
+// The f64 Sum / Asum with paired rows (binned_exact_sum_f64<256, true>, a candidate for the
+// default): "tcr.correctly_rounded.rows2", the default plan.
+template <op_kind Op>
+void add_f64_paired_rows() {
+  using In = double;
+  using Out = result_t<In>;
+  constexpr dk::op_kind DOp = Op == op_kind::asum ? dk::op_kind::asum : dk::op_kind::sum;
+  using Acc = binned_exact_sum_f64<256, true>;
+  using R = dk::reduction<Acc, In, void, Out, Op == op_kind::asum>;
+  bench_case c;
+  c.op = Op;
+  c.type = dtype_of<In>();
+  c.method = "tcr.correctly_rounded.rows2";
+  c.note = std::string("tcr::DeviceReduce::") + (Op == op_kind::asum ? "Asum" : "Sum") +
+           ", accuracy correctly_rounded, double in paired rows (variant)";
+  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    return dk::launch<DOp, R, dk::engine_kind::cuda_core, dk::exact_plan<DOp, R>>(
+        temp, bytes,
+        dk::params_for<R>(static_cast<const In*>(a.x), static_cast<const In*>(a.x),
+                          static_cast<Out*>(a.out), a.n),
+        a.stream, Acc{});
+  };
+  cases().push_back(std::move(c));
+}
+
 const case_adder add{[] {
   for_each_input_type([](auto t) { add_for<decltype(t)>(); });
   // Nrm2 (128 threads; default: 32 KB, unroll 16): 64 KB in two or one rounds.
@@ -124,6 +149,8 @@ const case_adder add{[] {
   add_exact_variant<op_kind::dot, float, 512, 16>();
   add_bf16_float_bins<op_kind::sum>();
   add_bf16_float_bins<op_kind::asum>();
+  add_f64_paired_rows<op_kind::sum>();
+  add_f64_paired_rows<op_kind::asum>();
 }};
 
 } // namespace

@@ -913,11 +913,26 @@ struct binned_exact_sum {
 // spacings of row 1 and of the low pieces are below 2^-1022, so their digits take
 // detail::bin_digit_wide (2^-g beyond the doubles). The split, the rows and the spacings are
 // TCR_HD, so that the host tests model the kernel's path with the same code.
-template <int Threads>
+//
+// Paired rows (Paired = true; a variant, not yet the default: bench/device_bench_tcr_exact.cu runs
+// it as tcr.correctly_rounded.rows2): each row of the window has two bins, one for the hi pieces
+// and one for the lo pieces of the inputs x in that row (by x's exponent), so one exponent, one
+// window test and one address serve both pieces, and a lo piece is added as bin - (hi - x), the
+// split's negation folded into the add (a - b is a + (-b) exactly, zeros included). The hi bins
+// are the rows above. For x in row r >= 1 (normal, E in [16 r, 16 r + 16)), lo is a multiple of
+// ulp(x) = 2^(E - 1075) >= 2^(16 r - 1075) below 2^27 ulp(x) < 2^(16 r + 16 - 1048): a ratio of
+// 2^42 again, so each bin takes 2^11 inputs exactly (the inputs, not the pieces: 2^11 inputs
+// between spills where the single rows take 2^10), with lo spacing 2^(16 r - 1075) (>= 2^-1059).
+// Inputs outside the window take the slow path piece by piece, as above. Twice the shared
+// memory (16 bins: 32 KB for 256 threads).
+template <int Threads, bool Paired = false>
 struct binned_exact_sum_f64 {
   static constexpr int window = 8;
   static constexpr int threads = Threads;
   static constexpr std::uint32_t max_pieces = 1u << 11;
+  // Adds to a bin per input: two pieces into one row, or one into each of a row's two bins.
+  static constexpr std::uint32_t adds_per_input = Paired ? 1 : 2;
+  static constexpr int window_bins = Paired ? 2 * window : window;
   static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_sum_f64: whole warps");
   using value_type = double;
   using partial_type = exact_partial<double>;
@@ -931,6 +946,13 @@ struct binned_exact_sum_f64 {
   // The exponent of row r's spacing g_r (header comment).
   TCR_HD static constexpr int spacing_exponent(int row) {
     return 16 * row - 1023 - 26 > L ? 16 * row - 1023 - 26 : L;
+  }
+  // The exponent of the spacing of the lo bin of row r >= 1 (paired rows: header comment).
+  TCR_HD static constexpr int lo_spacing_exponent(int row) { return 16 * row - 1075; }
+  // The spacing exponent of bin k of a window whose first row is row0 (single rows: row row0 + k;
+  // paired: the hi bins, then the lo bins).
+  TCR_HD static constexpr int bin_spacing_exponent(int row0, int k) {
+    return k < window ? spacing_exponent(row0 + k) : lo_spacing_exponent(row0 + k - window);
   }
   // The exponent of the spacing of a piece outside the window, E its biased exponent: every
   // piece is a multiple of it (header comment; E = 0: a subnormal piece, a multiple of 2^L).
@@ -961,13 +983,21 @@ struct binned_exact_sum_f64 {
       lo = -0.0;
       return;
     }
-    b &= ~std::uint64_t(0x7ffffff);
-    std::memcpy(&hi, &b, sizeof hi);
+    hi = clear_low_bits(x);
     lo = -(hi - x);
+  }
+  // x with its low 27 fraction bits cleared (split's hi).
+  TCR_HD static double clear_low_bits(double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    b &= ~std::uint64_t(0x7ffffff);
+    double hi;
+    std::memcpy(&hi, &b, sizeof hi);
+    return hi;
   }
 
 #if defined(__CUDACC__)
-  using block = detail::binned_block<binned_exact_sum_f64, double, window, Threads>;
+  using block = detail::binned_block<binned_exact_sum_f64, double, window_bins, Threads>;
 
   __device__ void prepare() {
     block::prepare(true);
@@ -977,21 +1007,37 @@ struct binned_exact_sum_f64 {
 
   template <int N>
   __device__ void add(const double (&x)[N]) {
-    static_assert(std::uint32_t(2 * N) <= max_pieces, "tcr::binned_exact_sum_f64::add");
-    if (pieces + std::uint32_t(2 * N) > max_pieces) {
+    constexpr std::uint32_t adds = adds_per_input * std::uint32_t(N);
+    static_assert(adds <= max_pieces, "tcr::binned_exact_sum_f64::add");
+    if (pieces + adds > max_pieces) {
       spill_window(base);
       pieces = 0;
     }
-    pieces += std::uint32_t(2 * N);
+    pieces += adds;
     if (base < 0)
       base = warp_first_row(x[0]);
     double* b = block::bins_of_thread();
     TCR_UNROLL
     for (int i = 0; i < N; ++i) {
-      double hi, lo;
-      split(x[i], hi, lo);
-      add_piece(b, hi);
-      add_piece(b, lo);
+      if constexpr (Paired) {
+        const int e = exponent_field(x[i]);
+        unsigned k;
+        if (in_window(e, base, k)) { // finite and normal: split without the Inf / NaN test
+          const double hi = clear_low_bits(x[i]);
+          b[k * Threads] += hi;
+          b[(k + window) * Threads] -= hi - x[i]; // + lo (header comment)
+        } else {
+          double hi, lo;
+          split(x[i], hi, lo);
+          add_outside_unless_negative_zero(hi);
+          add_outside_unless_negative_zero(lo);
+        }
+      } else {
+        double hi, lo;
+        split(x[i], hi, lo);
+        add_piece(b, hi);
+        add_piece(b, lo);
+      }
     }
   }
 
@@ -1034,13 +1080,21 @@ private:
     const int leader = __ffs(static_cast<int>(mask)) - 1;
     return first_row(__shfl_sync(mask, biased_exponent(x), leader));
   }
+  // The biased exponent of p from its high word.
+  __device__ static int exponent_field(double p) {
+    return static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
+  }
   __device__ void add_piece(double* b, double p) const {
-    const int e = static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
+    const int e = exponent_field(p);
     unsigned k;
     if (in_window(e, base, k))
       b[k * Threads] += p;
     else if (!is_negative_zero(p))
       add_outside(p, e);
+  }
+  __device__ static void add_outside_unless_negative_zero(double p) {
+    if (!is_negative_zero(p))
+      add_outside(p, exponent_field(p));
   }
   // -0 adds nothing and leaves the zero sign alone (header comment), so it is skipped: every lo
   // of a double with at most 26 significant bits (a float widened, for one) is -0.
@@ -1076,8 +1130,8 @@ private:
     if (row0 < 0)
       return; // no lane of this warp (or this lane, alone) has a window
 #pragma unroll 1
-    for (int k = 0; k < window; ++k) {
-      const int g = spacing_exponent(row0 + k);
+    for (int k = 0; k < window_bins; ++k) {
+      const int g = bin_spacing_exponent(row0, k);
       long long d = detail::bin_digit_wide(b[k * Threads], g, flags);
       b[k * Threads] = -0.0;
       if (together) {

@@ -84,10 +84,13 @@ tcr::exact_partial<T> partial_of_limbs(const unsigned long long* limb, std::uint
 // the window of the first input of the lowest thread of its group of 32 (the kernel's choice
 // when a warp runs together), else its own first input's. Everything but the loop is the
 // accumulator's own TCR_HD code (split, rows, spacings, digits, limb pieces), so that its
-// arithmetic is tested without a GPU.
+// arithmetic is tested without a GPU. Paired: the paired-rows variant (an input in the window
+// adds its hi piece to its row's hi bin and hi - x out of its row's lo bin; outside, piece by
+// piece as the single rows).
+template <bool Paired = false>
 tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int threads,
                                               bool warp_window = false) {
-  using A = tcr::binned_exact_sum_f64<256>;
+  using A = tcr::binned_exact_sum_f64<256, Paired>;
   constexpr int limbs = tcr::exact_partial<double>::limbs;
   // The carry-save limbs as the kernel's shared ones (unsigned long long: writing the partial's
   // int64 limbs through such a pointer breaks strict aliasing, and g++ -O3 drops the adds).
@@ -99,29 +102,38 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
       tcr::detail::atomic_add_scaled<limbs>(limb, d, g - A::L);
   };
   for (int t = 0; t < threads; ++t) {
-    double row[A::window];
-    std::fill(row, row + A::window, -0.0);
+    double row[A::window_bins];
+    std::fill(row, row + A::window_bins, -0.0);
     int base = -1;
     std::uint32_t pieces = 0;
     const auto spill = [&] {
       if (base < 0)
         return;
-      for (int k = 0; k < A::window; ++k) {
-        put(row[k], A::spacing_exponent(base + k));
+      for (int k = 0; k < A::window_bins; ++k) {
+        put(row[k], A::bin_spacing_exponent(base, k));
         row[k] = -0.0;
       }
     };
     for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
-      if (pieces + 2 > A::max_pieces) {
+      if (pieces + A::adds_per_input > A::max_pieces) {
         spill();
         pieces = 0;
       }
-      pieces += 2;
+      pieces += A::adds_per_input;
       double piece[2];
       A::split(x[i], piece[0], piece[1]);
       if (base < 0) {
         const std::size_t leader = warp_window ? std::size_t(t & ~31) : std::size_t(t);
         base = A::first_row(A::biased_exponent(x[leader < x.size() ? leader : i]));
+      }
+      if constexpr (Paired) {
+        unsigned k;
+        if (A::in_window(A::biased_exponent(x[i]), base, k)) {
+          const double hi = A::clear_low_bits(x[i]);
+          row[k] += hi;                    // exact (the header's bound)
+          row[k + A::window] -= hi - x[i]; // + lo, exact
+          continue;
+        }
       }
       for (double v : piece) {
         if (bits_of(v) == 0x8000000000000000ull)
@@ -145,9 +157,12 @@ void check_binned_f64(const std::vector<double>& x, int threads) {
   INFO("binned f64 model, n = ", x.size(), ", threads = ", threads);
   const auto p = binned_f64_partial(x, threads);
   const auto q = sum_of(x).partial();
-  const auto pw = binned_f64_partial(x, threads, true);
-  CHECK(std::memcmp(pw.limb, q.limb, sizeof pw.limb) == 0);
-  CHECK(pw.flags == q.flags);
+  for (const auto& pw :
+       {binned_f64_partial(x, threads, true), binned_f64_partial<true>(x, threads, true),
+        binned_f64_partial<true>(x, threads)}) {
+    CHECK(std::memcmp(pw.limb, q.limb, sizeof pw.limb) == 0);
+    CHECK(pw.flags == q.flags);
+  }
   CHECK(std::memcmp(p.limb, q.limb, sizeof p.limb) == 0);
   CHECK(p.flags == q.flags);
   CHECK(bits_of(tcr::exact_finish<double>(p)) == bits_of(tcr::exact_finish<double>(q)));
@@ -416,6 +431,24 @@ TEST_CASE("binned_exact_sum_f64 (host model): subnormals and the bottom of the r
   std::vector<double> t(10000, std::numeric_limits<double>::denorm_min());
   t.push_back(-std::numeric_limits<double>::min());
   check_binned_f64(t, 1);
+  // Every bin at its add bound, one thread, one sign, 2^11 adds a bin between spills (pairs:
+  // inputs; single rows: pieces): mostly inputs at the top of a row whose low 27 significand
+  // bits are ones (lo digits near 2^42; hi's are even: 26 bits), every 16th at the row's bottom
+  // exponent with an odd
+  // significand (digits with the spacing's bit set), so that a bin's sum past 2^53 would lose
+  // that bit (it does with 2^12 adds). Rows 1 (lo spacings below 2^-1022), 40 and 126 (the top
+  // row of the window).
+  rng64 rng(31);
+  for (const int row : {1, 40, 126}) {
+    std::vector<double> top;
+    for (int i = 0; i < 5000; ++i) {
+      const std::int64_t m =
+          i % 16 == 0 ? (std::int64_t(1) << 52) + 2 * rng.integer(0, std::int64_t(1) << 50) + 1
+                      : (std::int64_t(1) << 53) - 1 - (rng.integer(0, 1 << 25) << 27);
+      top.push_back(std::ldexp(double(m), 16 * row + (i % 16 == 0 ? 0 : 15) - 1075));
+    }
+    check_binned_f64(top, 1);
+  }
 }
 
 // The kernel skips -0 pieces: a zero lo is always -0 (never +0), for every kind of double,
