@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr benchmarks: the harness's device side (see common/harness.hpp).
 #include <atomic>
+#include <type_traits>
 #include <cstdio>
 #include <string>
 #include "common/harness.hpp"
@@ -61,6 +62,8 @@ void device_memory::release() {
   bytes_ = 0;
 }
 
+bool f64_float_data = false;
+
 namespace {
 
 template <class T>
@@ -72,7 +75,7 @@ __device__ T from_float(float v) {
 }
 
 template <class T>
-__global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t seed) {
+__global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t seed, bool full) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
@@ -83,6 +86,13 @@ __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t seed) {
     const float m = static_cast<float>(h & 0x7fffffu) * 0x1p-23f;
     const int e = static_cast<int>((h >> 23) & 15u) - 8;
     const float v = ldexpf(1.0f + m, e);
+    if constexpr (std::is_same_v<T, double>) {
+      if (full) { // 52 random fraction bits (a second hash), the same exponent and sign
+        const double d = ldexp(1.0 + static_cast<double>(splitmix64(h) >> 12) * 0x1p-52, e);
+        p[i] = (h >> 27) & 1u ? -d : d;
+        continue;
+      }
+    }
     p[i] = from_float<T>((h >> 27) & 1u ? -v : v);
   }
 }
@@ -94,7 +104,7 @@ void fill_typed(void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream
   const int threads = 256;
   const std::int64_t want = (n + threads - 1) / threads;
   const int blocks = static_cast<int>(want < 65536 ? want : 65536);
-  fill_kernel<T><<<blocks, threads, 0, stream>>>(static_cast<T*>(p), n, seed);
+  fill_kernel<T><<<blocks, threads, 0, stream>>>(static_cast<T*>(p), n, seed, !f64_float_data);
   TCR_BENCH_CHECK(cudaGetLastError());
 }
 

@@ -21,6 +21,7 @@
 //   --tcr_ops=sum,dot,nrm2,asum (ceilings follow)     --tcr_l2=hot,cold         (default both)
 //   --tcr_min_time=S (0.01)  --tcr_repetitions=N (3)  --tcr_list (print the cases)
 //   --tcr_no_gate
+//   --tcr_f64_data=full|float  doubles with 53 significant bits (default) or float values widened
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -98,6 +99,8 @@ settings parse(int& argc, char** argv) {
       s.min_time = std::atof(v);
     else if (const char* v = value("--tcr_repetitions"))
       s.repetitions = std::atoi(v);
+    else if (const char* v = value("--tcr_f64_data"))
+      f64_float_data = std::string(v) == "float";
     else
       argv[out++] = argv[i];
   }
@@ -267,6 +270,8 @@ void add_context(const settings& s) {
   add("tcr_repetitions", std::to_string(s.repetitions));
   add("tcr_gate",
       s.gate ? "on (batch queued before it starts: GPU time)" : "off (host launch rate included)");
+  add("tcr_f64_data",
+      f64_float_data ? "float values widened (24 significant bits)" : "53 significant bits");
   for (const auto& [k, v] : context_entries())
     add(k, v);
   std::set<std::string> seen;

@@ -66,8 +66,12 @@ __host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
 }
 
 // Writes n elements of type t at p: +-(1 + m) 2^e with m uniform in [0, 1) and e in [-8, 7], each
-// a function of (seed, index) only.
+// a function of (seed, index) only. m has the type's fraction bits, but at most float's 23
+// (doubles: 52, all significant bits used, unless f64_float_data).
 void fill_random(dtype t, void* p, std::int64_t n, std::uint64_t seed, cudaStream_t stream);
+// Doubles as the float values widened (at most 24 significant bits: the data of runs before
+// 2026-12-05; --tcr_f64_data=float) instead of full 53-bit significands.
+extern bool f64_float_data;
 
 // Random inputs of the speed runs, kept while consecutive benchmarks ask for the same type and n:
 // `copies` copies of x (and of y when inputs == 2), 256-byte aligned. Cold runs give each launch of
