@@ -88,21 +88,20 @@ void add_exact_variant() {
   cases().push_back(std::move(c));
 }
 
-// The bfloat16 Sum / Asum with float bins (detail::exact_bins_bf16_float, a candidate for
-// exact_bins_of<__nv_bfloat16>): "tcr.correctly_rounded.fbins", the default plan.
-template <op_kind Op>
-void add_bf16_float_bins() {
-  using In = __nv_bfloat16;
+// Sum / Asum with another exact accumulator Acc (a candidate for the default), the default plan:
+// "tcr.correctly_rounded.<suffix>". The bfloat16 float bins (detail::exact_bins_bf16_float,
+// "fbins") and the f64 paired rows (binned_exact_sum_f64<256, true>, "rows2").
+template <op_kind Op, class In, class Acc>
+void add_accumulator_variant(const char* suffix, const char* what) {
   using Out = result_t<In>;
   constexpr dk::op_kind DOp = Op == op_kind::asum ? dk::op_kind::asum : dk::op_kind::sum;
-  using Acc = binned_exact_sum<In, 256, detail::exact_bins_bf16_float>;
   using R = dk::reduction<Acc, In, void, Out, Op == op_kind::asum>;
   bench_case c;
   c.op = Op;
   c.type = dtype_of<In>();
-  c.method = "tcr.correctly_rounded.fbins";
+  c.method = std::string("tcr.correctly_rounded.") + suffix;
   c.note = std::string("tcr::DeviceReduce::") + (Op == op_kind::asum ? "Asum" : "Sum") +
-           ", accuracy correctly_rounded, bfloat16 in float bins (variant)";
+           ", accuracy correctly_rounded, " + what + " (variant)";
   c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
     return dk::launch<DOp, R, dk::engine_kind::cuda_core, dk::exact_plan<DOp, R>>(
         temp, bytes,
@@ -112,30 +111,13 @@ void add_bf16_float_bins() {
   };
   cases().push_back(std::move(c));
 }
-
-// The f64 Sum / Asum with paired rows (binned_exact_sum_f64<256, true>, a candidate for the
-// default): "tcr.correctly_rounded.rows2", the default plan.
 template <op_kind Op>
-void add_f64_paired_rows() {
-  using In = double;
-  using Out = result_t<In>;
-  constexpr dk::op_kind DOp = Op == op_kind::asum ? dk::op_kind::asum : dk::op_kind::sum;
-  using Acc = binned_exact_sum_f64<256, true>;
-  using R = dk::reduction<Acc, In, void, Out, Op == op_kind::asum>;
-  bench_case c;
-  c.op = Op;
-  c.type = dtype_of<In>();
-  c.method = "tcr.correctly_rounded.rows2";
-  c.note = std::string("tcr::DeviceReduce::") + (Op == op_kind::asum ? "Asum" : "Sum") +
-           ", accuracy correctly_rounded, double in paired rows (variant)";
-  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
-    return dk::launch<DOp, R, dk::engine_kind::cuda_core, dk::exact_plan<DOp, R>>(
-        temp, bytes,
-        dk::params_for<R>(static_cast<const In*>(a.x), static_cast<const In*>(a.x),
-                          static_cast<Out*>(a.out), a.n),
-        a.stream, Acc{});
-  };
-  cases().push_back(std::move(c));
+void add_accumulator_variants() {
+  add_accumulator_variant<Op, __nv_bfloat16,
+                          binned_exact_sum<__nv_bfloat16, 256, detail::exact_bins_bf16_float>>(
+      "fbins", "bfloat16 in float bins");
+  add_accumulator_variant<Op, double, binned_exact_sum_f64<256, true>>("rows2",
+                                                                       "double in paired rows");
 }
 
 const case_adder add{[] {
@@ -147,10 +129,8 @@ const case_adder add{[] {
   add_exact_variant<op_kind::dot, float, 256, 8>();
   add_exact_variant<op_kind::dot, float, 512, 8>();
   add_exact_variant<op_kind::dot, float, 512, 16>();
-  add_bf16_float_bins<op_kind::sum>();
-  add_bf16_float_bins<op_kind::asum>();
-  add_f64_paired_rows<op_kind::sum>();
-  add_f64_paired_rows<op_kind::asum>();
+  add_accumulator_variants<op_kind::sum>();
+  add_accumulator_variants<op_kind::asum>();
 }};
 
 } // namespace
