@@ -13,7 +13,8 @@ set(tcr_bench_case_sources
   device_bench_tcr_dot.cu
   device_bench_tcr_norms.cu
   device_bench_tcr_exact.cu
-  device_bench_tcr_certified.cu)
+  device_bench_tcr_certified.cu
+  device_bench_tcr_pdl.cu)
 
 # An OBJECT library: its objects are linked whole, so the static registrations of every case stay.
 add_library(tcr_bench_cases OBJECT ${tcr_bench_case_sources})
