@@ -919,12 +919,12 @@ struct binned_exact_sum {
 // and one for the lo pieces of the inputs x in that row (by x's exponent), so one exponent, one
 // window test and one address serve both pieces, and a lo piece is added as bin - (hi - x), the
 // split's negation folded into the add (a - b is a + (-b) exactly, zeros included). The hi bins
-// are the rows above. For x in row r >= 1 (normal, E in [16 r, 16 r + 16)), lo is a multiple of
-// ulp(x) = 2^(E - 1075) >= 2^(16 r - 1075) below 2^27 ulp(x) < 2^(16 r + 16 - 1048): a ratio of
-// 2^42 again, so each bin takes 2^11 inputs exactly (the inputs, not the pieces: 2^11 inputs
-// between spills where the single rows take 2^10), with lo spacing 2^(16 r - 1075) (>= 2^-1059).
-// Inputs outside the window take the slow path piece by piece, as above. Twice the shared
-// memory (16 bins: 32 KB for 256 threads).
+// are the single rows' bins (above), each now taking only hi pieces. For x in row r >= 1
+// (normal, E in [16 r, 16 r + 16)), lo is a multiple of ulp(x) = 2^(E - 1075) >= 2^(16 r - 1075)
+// below 2^27 ulp(x) < 2^(16 r + 16 - 1048): a ratio of 2^42 again, so each bin takes 2^11 inputs
+// exactly (the inputs, not the pieces: 2^11 inputs between spills where the single rows take
+// 2^10), with lo spacing 2^(16 r - 1075) (>= 2^-1059). Inputs outside the window take the slow
+// path piece by piece, as above. Twice the shared memory (16 bins: 32 KB for 256 threads).
 template <int Threads, bool Paired = false>
 struct binned_exact_sum_f64 {
   static constexpr int window = 8;
