@@ -434,17 +434,16 @@ TEST_CASE("binned_exact_sum_f64 (host model): subnormals and the bottom of the r
   // Every bin at its add bound, one thread, one sign, 2^11 adds a bin between spills (pairs:
   // inputs; single rows: pieces): mostly inputs at the top of a row whose low 27 significand
   // bits are ones (lo digits near 2^42; hi's are even: 26 bits), every 16th at the row's bottom
-  // exponent with an odd
-  // significand (digits with the spacing's bit set), so that a bin's sum past 2^53 would lose
-  // that bit (it does with 2^12 adds). Rows 1 (lo spacings below 2^-1022), 40 and 126 (the top
-  // row of the window).
+  // exponent with an odd significand (digits with the spacing's bit set), so that a bin's sum
+  // past 2^53 would lose that bit (it does with 2^12 adds). Rows 1 (lo spacings below 2^-1022),
+  // 40 and 126 (the top row of the window).
   rng64 rng(31);
   for (const int row : {1, 40, 126}) {
     std::vector<double> top;
     for (int i = 0; i < 5000; ++i) {
       const std::int64_t m =
           i % 16 == 0 ? (std::int64_t(1) << 52) + 2 * rng.integer(0, std::int64_t(1) << 50) + 1
-                      : (std::int64_t(1) << 53) - 1 - (rng.integer(0, 1 << 25) << 27);
+                      : (std::int64_t(1) << 53) - 1 - (rng.integer(0, (1 << 25) - 1) << 27);
       top.push_back(std::ldexp(double(m), 16 * row + (i % 16 == 0 ? 0 : 15) - 1075));
     }
     check_binned_f64(top, 1);

@@ -153,7 +153,7 @@ TEST_SUITE("gpu") {
       for (std::size_t i = 0; i < top.size(); ++i) {
         const std::int64_t m =
             i % 16 == 0 ? (std::int64_t(1) << 52) + 2 * rng.integer(0, std::int64_t(1) << 50) + 1
-                        : (std::int64_t(1) << 53) - 1 - (rng.integer(0, 1 << 25) << 27);
+                        : (std::int64_t(1) << 53) - 1 - (rng.integer(0, (1 << 25) - 1) << 27);
         top[i] = std::ldexp(double(m), 16 * row + (i % 16 == 0 ? 0 : 15) - 1075);
       }
       check_variant<f64_paired_rows>(op::sum, typed_data<double>(top), 2);
