@@ -967,7 +967,7 @@ struct binned_exact_sum_f64 {
     k = static_cast<unsigned>((e >> 4) - base);
     return k < static_cast<unsigned>(window) && e != 0;
   }
-  // The biased exponent of x.
+  // The biased exponent of x (the kernels' add path: exponent_field).
   TCR_HD static int biased_exponent(double x) {
     std::uint64_t b;
     std::memcpy(&b, &x, sizeof b);
@@ -1029,8 +1029,8 @@ struct binned_exact_sum_f64 {
         } else {
           double hi, lo;
           split(x[i], hi, lo);
-          add_outside_unless_negative_zero(hi);
-          add_outside_unless_negative_zero(lo);
+          add_outside_unless_negative_zero(hi, exponent_field(hi));
+          add_outside_unless_negative_zero(lo, exponent_field(lo));
         }
       } else {
         double hi, lo;
@@ -1080,7 +1080,7 @@ private:
     const int leader = __ffs(static_cast<int>(mask)) - 1;
     return first_row(__shfl_sync(mask, biased_exponent(x), leader));
   }
-  // The biased exponent of p from its high word.
+  // biased_exponent from the high word alone (what the add path's SASS wants).
   __device__ static int exponent_field(double p) {
     return static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
   }
@@ -1089,12 +1089,12 @@ private:
     unsigned k;
     if (in_window(e, base, k))
       b[k * Threads] += p;
-    else if (!is_negative_zero(p))
-      add_outside(p, e);
+    else
+      add_outside_unless_negative_zero(p, e);
   }
-  __device__ static void add_outside_unless_negative_zero(double p) {
+  __device__ static void add_outside_unless_negative_zero(double p, int e) {
     if (!is_negative_zero(p))
-      add_outside(p, exponent_field(p));
+      add_outside(p, e);
   }
   // -0 adds nothing and leaves the zero sign alone (header comment), so it is skipped: every lo
   // of a double with at most 26 significant bits (a float widened, for one) is -0.

@@ -22,6 +22,7 @@ using tcr::Accuracy;
 using tcr::DeviceReduce;
 using tcr::ReduceOptions;
 using tcr::test::exact::bits_of;
+using tcr::test::exact::exact_sizes;
 using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::reproducible;
 using tcr::test::exact::rounded;
@@ -54,16 +55,6 @@ void check_rounded(op o, const typed_data<T>& x, std::size_t offset) {
   const mp s = exact_of(o, x.d);
   INFO("result ", to_double(res), ", exact ", s.to_double());
   CHECK(is_round_to_nearest(res, s));
-}
-
-template <class T>
-std::vector<std::int64_t> exact_sizes() {
-  const std::int64_t per_block = 16384 / sizeof(T);
-  std::vector<std::int64_t> s = {1, 2, 3, 15, 16, 17, 255, 256, 257, 1025, 4097};
-  for (std::int64_t b : {1, 2, 3, 9, 64, 700})
-    for (std::int64_t d : {-1, 1})
-      s.push_back(b * per_block + d);
-  return s;
 }
 
 // Random data over most of T's exponent range.
@@ -157,7 +148,8 @@ std::vector<tcr::exact_partial<T>> carry_states(std::uint64_t seed) {
         }
         p.limb[k] = d;
       }
-      p.limb[L - 1] = static_cast<long long>(rng.integer(-(std::int64_t(1) << 40), std::int64_t(1) << 40));
+      p.limb[L - 1] =
+          static_cast<long long>(rng.integer(-(std::int64_t(1) << 40), std::int64_t(1) << 40));
       if (kind == 3 || kind == 2)
         p.limb[L - 1] = static_cast<long long>(rng.integer(-2, 2));
       v.push_back(p);
@@ -177,8 +169,8 @@ void check_canonicalise_warp(std::uint64_t seed) {
   canonicalise_warp_kernel<T><<<static_cast<unsigned>(states.size()), 32>>>(d.get());
   TCR_CHECK_CUDA(cudaGetLastError());
   std::vector<tcr::exact_partial<T>> got(states.size());
-  TCR_CHECK_CUDA(cudaMemcpy(got.data(), d.get(), got.size() * sizeof(got[0]),
-                            cudaMemcpyDeviceToHost));
+  TCR_CHECK_CUDA(
+      cudaMemcpy(got.data(), d.get(), got.size() * sizeof(got[0]), cudaMemcpyDeviceToHost));
   int wrong = 0;
   for (std::size_t i = 0; i < states.size(); ++i) {
     tcr::exact_partial<T> want = states[i];
@@ -405,8 +397,8 @@ TEST_SUITE("gpu") {
   // Doubles with at most 24 significant bits (their lo pieces are -0 and skipped), zeros of both
   // signs among them, one block whose threads spill their windows many times, and the grid.
   TEST_CASE("exact modes: f64 sums of float-valued doubles, windows and spills") {
-    for (std::size_t n : {std::size_t(1000), std::size_t(2049), std::size_t(70001),
-                          (std::size_t(1) << 21) + 3}) {
+    for (std::size_t n :
+         {std::size_t(1000), std::size_t(2049), std::size_t(70001), (std::size_t(1) << 21) + 3}) {
       const auto f = typed_random<float>(n, 81 + n, -30, 30);
       typed_data<double> d(f.d);
       for (std::size_t i = 0; i < n; i += 97)

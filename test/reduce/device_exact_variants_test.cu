@@ -66,12 +66,7 @@ void check_variant(op o, const typed_data<T>& x, std::size_t offset) {
 
 template <class Acc, class T>
 void check_sizes(int emin, int emax, std::uint64_t seed) {
-  const std::int64_t per_block = 16384 / sizeof(T);
-  std::vector<std::int64_t> sizes = {1, 2, 3, 17, 255, 256, 257, 1025, 4097};
-  for (std::int64_t b : {1, 2, 3, 9, 64, 700})
-    for (std::int64_t d : {-1, 1})
-      sizes.push_back(b * per_block + d);
-  for (std::int64_t n : sizes) {
+  for (std::int64_t n : tcr::test::exact::exact_sizes<T>()) {
     INFO("seed ", seed, ", n ", n);
     const auto wide = typed_random<T>(static_cast<std::size_t>(n), seed + n, emin, emax);
     const auto narrow = typed_random<T>(static_cast<std::size_t>(n), seed + 7 * n, -3, 3);

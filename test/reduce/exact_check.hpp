@@ -55,6 +55,17 @@ V from_bits(std::uint64_t b) {
   return v;
 }
 using tcr::test::run_two_phase;
+// Sizes of T's exact Sum tests: tiny, around the warp and block, and around 1 .. 700 blocks of
+// the grid's 16 KB each.
+template <class T>
+std::vector<std::int64_t> exact_sizes() {
+  const std::int64_t per_block = 16384 / sizeof(T);
+  std::vector<std::int64_t> s = {1, 2, 3, 15, 16, 17, 255, 256, 257, 1025, 4097};
+  for (std::int64_t b : {1, 2, 3, 9, 64, 700})
+    for (std::int64_t d : {-1, 1})
+      s.push_back(b * per_block + d);
+  return s;
+}
 template <class V>
 constexpr std::uint64_t sign_bit() {
   return std::uint64_t(1) << (8 * sizeof(V) - 1);
