@@ -90,7 +90,8 @@ void add_exact_variant() {
 
 // Sum / Asum with another exact accumulator Acc (a candidate for the default), the default plan:
 // "tcr.correctly_rounded.<suffix>". The bfloat16 float bins (detail::exact_bins_bf16_float,
-// "fbins") and the f64 paired rows (binned_exact_sum_f64<256, true>, "rows2").
+// "fbins") and the f64 single rows (binned_exact_sum_f64<256, false>, "rows1"; the default
+// pairs them).
 template <op_kind Op, class In, class Acc>
 void add_accumulator_variant(const char* suffix, const char* what) {
   using Out = result_t<In>;
@@ -116,8 +117,41 @@ void add_accumulator_variants() {
   add_accumulator_variant<Op, __nv_bfloat16,
                           binned_exact_sum<__nv_bfloat16, 256, detail::exact_bins_bf16_float>>(
       "fbins", "bfloat16 in float bins");
-  add_accumulator_variant<Op, double, binned_exact_sum_f64<256, true>>("rows2",
-                                                                       "double in paired rows");
+  add_accumulator_variant<Op, double, binned_exact_sum_f64<256, false>>("rows1",
+                                                                        "double in single rows");
+}
+
+// The f64 Sum with the grid spread as the float plan spreads it: at most max(Floor, bytes /
+// (SpreadKB KB)) blocks ("tcr.correctly_rounded.s<SpreadKB>k.f<Floor>"), since the last block
+// merges every block's 66-limb partial (to choose exact_plan for doubles from a run).
+template <class R, int SpreadKB, int Floor>
+struct spread_plan_variant {
+  static constexpr dk::launch_plan value = [] {
+    dk::launch_plan p = dk::exact_plan<dk::op_kind::sum, R>::value;
+    p.spread_bytes = std::int64_t(SpreadKB) << 10;
+    p.spread_floor = Floor;
+    return p;
+  }();
+};
+template <int SpreadKB, int Floor>
+void add_spread_variant() {
+  using Acc = typename dk::exact_accumulator_of<dk::op_kind::sum, double, double, double>::type;
+  using R = dk::reduction<Acc, double, void, double, false>;
+  using Plan = spread_plan_variant<R, SpreadKB, Floor>;
+  bench_case c;
+  c.op = op_kind::sum;
+  c.type = dtype::f64;
+  const std::string suffix = "s" + std::to_string(SpreadKB) + "k.f" + std::to_string(Floor);
+  c.method = "tcr.correctly_rounded." + suffix;
+  c.note = "tcr::DeviceReduce::Sum, accuracy correctly_rounded, plan variant " + suffix;
+  c.call = [](void* temp, std::size_t& bytes, const call_args& a) {
+    return dk::launch<dk::op_kind::sum, R, dk::engine_kind::cuda_core, Plan>(
+        temp, bytes,
+        dk::params_for<R>(static_cast<const double*>(a.x), static_cast<const double*>(a.x),
+                          static_cast<double*>(a.out), a.n),
+        a.stream, Acc{});
+  };
+  cases().push_back(std::move(c));
 }
 
 const case_adder add{[] {
@@ -131,6 +165,10 @@ const case_adder add{[] {
   add_exact_variant<op_kind::dot, float, 512, 16>();
   add_accumulator_variants<op_kind::sum>();
   add_accumulator_variants<op_kind::asum>();
+  add_spread_variant<32, 128>();
+  add_spread_variant<64, 64>();
+  add_spread_variant<64, 128>();
+  add_spread_variant<128, 32>();
 }};
 
 } // namespace

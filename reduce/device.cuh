@@ -496,10 +496,13 @@ struct exact_accumulator_of {
       !dot_like ||
       (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
        !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
-  using type =
-      std::conditional_t<dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
-                         std::conditional_t<std::is_same_v<X, double>, binned_exact_sum_f64<256>,
-                                            binned_exact_sum<X, 256>>>;
+  // Doubles in paired rows (a hi and a lo bin per row: compensated/exact_binned.cuh): H100,
+  // 2^28 / 2^30 doubles of 53 significant bits, 751 / 2885 us against 1144 / 3766 with single
+  // rows (CUB 705 / 2789; bench/results/2026-12-05-h100-s19/).
+  using type = std::conditional_t<
+      dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
+      std::conditional_t<std::is_same_v<X, double>, binned_exact_sum_f64<256, true>,
+                         binned_exact_sum<X, 256>>>;
 };
 template <class A, class = void>
 struct exact_threads_of : std::integral_constant<int, 256> {};

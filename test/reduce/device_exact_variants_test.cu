@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// GPU tests for the exact accumulators' variants that are candidates for the defaults
-// (compensated/exact_binned.cuh): the bfloat16 Sum / Asum in float bins
-// (detail::exact_bins_bf16_float) and the f64 Sum / Asum in paired rows
-// (binned_exact_sum_f64<256, true>), run by DeviceReduce's exact kernel and plan as the
-// benchmarks run them (tcr.correctly_rounded.fbins, .rows2). Each result must be the exact sum
+// GPU tests for the exact accumulators' layouts (compensated/exact_binned.cuh): the bfloat16 Sum /
+// Asum in float bins (detail::exact_bins_bf16_float, a candidate for the default) and the f64 Sum
+// / Asum in paired rows (binned_exact_sum_f64<256, true>, the default) and in single rows
+// (binned_exact_sum_f64<256, false>), run by DeviceReduce's exact kernel and plan as the
+// benchmarks run them (tcr.correctly_rounded.fbins, .rows1). Each result must be the exact sum
 // rounded once to nearest even (against the exact value, by its neighbours), and the same bits
 // for another grid and input offset: sizes around the block and grid boundaries, random data over
 // the whole range, ill-conditioned sums, subnormals, values near overflow, bins at their add
@@ -28,6 +28,7 @@ namespace dk = tcr::detail::device;
 using bf16_float_bins =
     tcr::binned_exact_sum<__nv_bfloat16, 256, tcr::detail::exact_bins_bf16_float>;
 using f64_paired_rows = tcr::binned_exact_sum_f64<256, true>;
+using f64_single_rows = tcr::binned_exact_sum_f64<256, false>;
 
 // Sum (or Asum) of x at element offset `offset` of a NaN-padded buffer, with accumulator Acc.
 template <class Acc, class T>
@@ -77,6 +78,64 @@ void check_sizes(int emin, int emax, std::uint64_t seed) {
   }
 }
 
+template <class F64>
+void check_f64_layout() {
+  check_sizes<F64, double>(-1060, 1010, 21);
+  for (double cond : {1e4, 1e16, 1e32})
+    check_variant<F64>(op::sum, typed_data<double>(gen_sum<double>(300000, cond, 6)),
+                                   1);
+  rng64 rng(43);
+  std::vector<double> dsub(200000);
+  for (auto& v : dsub)
+    v = std::ldexp(double(rng.integer(1, std::int64_t(1) << 52)), -1074) * (rng.coin() ? 1 : -1);
+  check_variant<F64>(op::sum, typed_data<double>(dsub), 1);
+  std::vector<double> dbig(50001);
+  for (std::size_t i = 0; i + 1 < dbig.size(); i += 2) {
+    dbig[i] = DBL_MAX;
+    dbig[i + 1] = -std::ldexp(1.0, 1000) * (1 + rng.uniform());
+  }
+  dbig.back() = 3.0;
+  check_variant<F64>(op::sum, typed_data<double>(dbig), 0); // overflows
+  for (auto& v : dbig)
+    v = std::ldexp(1 + rng.uniform(), 900 - int(rng.integer(0, 60))) * (rng.coin() ? 1 : -1);
+  check_variant<F64>(op::sum, typed_data<double>(dbig), 1); // max |x| near 2^900
+  // Each row's bins at their add bound (the host model's case, on the kernel): inputs at the
+  // top of a row whose low 27 significand bits are ones, every 16th at the row's bottom
+  // exponent with an odd significand; rows 1, 40 and 126.
+  for (int row : {1, 40, 126}) {
+    std::vector<double> top(1 << 20);
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      const std::int64_t m =
+          i % 16 == 0 ? (std::int64_t(1) << 52) + 2 * rng.integer(0, std::int64_t(1) << 50) + 1
+                      : (std::int64_t(1) << 53) - 1 - (rng.integer(0, (1 << 25) - 1) << 27);
+      top[i] = std::ldexp(double(m), 16 * row + (i % 16 == 0 ? 0 : 15) - 1075);
+    }
+    check_variant<F64>(op::sum, typed_data<double>(top), 2);
+  }
+  // Float-valued doubles with zeros of both signs (lo pieces -0), tiny data after a large
+  // first input (outside the window), zeros and specials.
+  auto f = typed_random<float>(70001, 83, -30, 30);
+  typed_data<double> d(f.d);
+  for (std::size_t i = 0; i < d.t.size(); i += 97)
+    d.t[i] = d.d[i] = (i / 97) % 2 ? 0.0 : -0.0;
+  check_variant<F64>(op::sum, d, 1);
+  check_variant<F64>(op::asum, d, 0);
+  auto m = typed_random<double>(100000, 85, -1022, -990);
+  m.t[0] = m.d[0] = 1.0;
+  check_variant<F64>(op::sum, m, 0);
+  const std::vector<double> z(5000, -0.0);
+  CHECK(bits_of(run_variant<F64>(op::sum, z, 0)) == 0x8000000000000000ull);
+  std::vector<double> z1 = z;
+  z1[4321] = 0.0;
+  CHECK(bits_of(run_variant<F64>(op::sum, z1, 0)) == 0u);
+  std::vector<double> s(5000, 1.0);
+  s[17] = -std::numeric_limits<double>::infinity();
+  CHECK(run_variant<F64>(op::sum, s, 0) == -std::numeric_limits<double>::infinity());
+  CHECK(run_variant<F64>(op::asum, s, 0) == std::numeric_limits<double>::infinity());
+  s[4000] = std::numeric_limits<double>::quiet_NaN();
+  CHECK(std::isnan(run_variant<F64>(op::sum, s, 0)));
+}
+
 TEST_SUITE("gpu") {
   TEST_CASE("exact variants: bfloat16 in float bins") {
     check_sizes<bf16_float_bins, __nv_bfloat16>(-133, 127, 11);
@@ -120,61 +179,11 @@ TEST_SUITE("gpu") {
     CHECK(std::isnan(run_variant<bf16_float_bins>(op::sum, typed_data<__nv_bfloat16>(s).t, 0)));
   }
 
-  TEST_CASE("exact variants: double in paired rows") {
-    check_sizes<f64_paired_rows, double>(-1060, 1010, 21);
-    for (double cond : {1e4, 1e16, 1e32})
-      check_variant<f64_paired_rows>(op::sum, typed_data<double>(gen_sum<double>(300000, cond, 6)),
-                                     1);
-    rng64 rng(43);
-    std::vector<double> dsub(200000);
-    for (auto& v : dsub)
-      v = std::ldexp(double(rng.integer(1, std::int64_t(1) << 52)), -1074) * (rng.coin() ? 1 : -1);
-    check_variant<f64_paired_rows>(op::sum, typed_data<double>(dsub), 1);
-    std::vector<double> dbig(50001);
-    for (std::size_t i = 0; i + 1 < dbig.size(); i += 2) {
-      dbig[i] = DBL_MAX;
-      dbig[i + 1] = -std::ldexp(1.0, 1000) * (1 + rng.uniform());
-    }
-    dbig.back() = 3.0;
-    check_variant<f64_paired_rows>(op::sum, typed_data<double>(dbig), 0); // overflows
-    for (auto& v : dbig)
-      v = std::ldexp(1 + rng.uniform(), 900 - int(rng.integer(0, 60))) * (rng.coin() ? 1 : -1);
-    check_variant<f64_paired_rows>(op::sum, typed_data<double>(dbig), 1); // max |x| near 2^900
-    // Each row's bins at their add bound (the host model's case, on the kernel): inputs at the
-    // top of a row whose low 27 significand bits are ones, every 16th at the row's bottom
-    // exponent with an odd significand; rows 1, 40 and 126.
-    for (int row : {1, 40, 126}) {
-      std::vector<double> top(1 << 20);
-      for (std::size_t i = 0; i < top.size(); ++i) {
-        const std::int64_t m =
-            i % 16 == 0 ? (std::int64_t(1) << 52) + 2 * rng.integer(0, std::int64_t(1) << 50) + 1
-                        : (std::int64_t(1) << 53) - 1 - (rng.integer(0, (1 << 25) - 1) << 27);
-        top[i] = std::ldexp(double(m), 16 * row + (i % 16 == 0 ? 0 : 15) - 1075);
-      }
-      check_variant<f64_paired_rows>(op::sum, typed_data<double>(top), 2);
-    }
-    // Float-valued doubles with zeros of both signs (lo pieces -0), tiny data after a large
-    // first input (outside the window), zeros and specials.
-    auto f = typed_random<float>(70001, 83, -30, 30);
-    typed_data<double> d(f.d);
-    for (std::size_t i = 0; i < d.t.size(); i += 97)
-      d.t[i] = d.d[i] = (i / 97) % 2 ? 0.0 : -0.0;
-    check_variant<f64_paired_rows>(op::sum, d, 1);
-    check_variant<f64_paired_rows>(op::asum, d, 0);
-    auto m = typed_random<double>(100000, 85, -1022, -990);
-    m.t[0] = m.d[0] = 1.0;
-    check_variant<f64_paired_rows>(op::sum, m, 0);
-    const std::vector<double> z(5000, -0.0);
-    CHECK(bits_of(run_variant<f64_paired_rows>(op::sum, z, 0)) == 0x8000000000000000ull);
-    std::vector<double> z1 = z;
-    z1[4321] = 0.0;
-    CHECK(bits_of(run_variant<f64_paired_rows>(op::sum, z1, 0)) == 0u);
-    std::vector<double> s(5000, 1.0);
-    s[17] = -std::numeric_limits<double>::infinity();
-    CHECK(run_variant<f64_paired_rows>(op::sum, s, 0) == -std::numeric_limits<double>::infinity());
-    CHECK(run_variant<f64_paired_rows>(op::asum, s, 0) == std::numeric_limits<double>::infinity());
-    s[4000] = std::numeric_limits<double>::quiet_NaN();
-    CHECK(std::isnan(run_variant<f64_paired_rows>(op::sum, s, 0)));
+  TEST_CASE("exact variants: double in paired rows (the default)") {
+    check_f64_layout<f64_paired_rows>();
+  }
+  TEST_CASE("exact variants: double in single rows") {
+    check_f64_layout<f64_single_rows>();
   }
 }
 
