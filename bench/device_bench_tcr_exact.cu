@@ -121,9 +121,9 @@ void add_accumulator_variants() {
                                                                         "double in single rows");
 }
 
-// The f64 Sum with the grid spread as the float plan spreads it: at most max(Floor, bytes /
-// (SpreadKB KB)) blocks ("tcr.correctly_rounded.s<SpreadKB>k.f<Floor>"), since the last block
-// merges every block's 66-limb partial (to choose exact_plan for doubles from a run).
+// The f64 Sum with other grid spreads: at most max(Floor, bytes / (SpreadKB KB)) blocks
+// ("tcr.correctly_rounded.s<SpreadKB>k.f<Floor>"; the default, exact_plan's, is s64k.f128), since
+// the last block merges every block's 66-limb partial (how exact_plan's was chosen).
 template <class R, int SpreadKB, int Floor>
 struct spread_plan_variant {
   static constexpr dk::launch_plan value = [] {
@@ -167,7 +167,6 @@ const case_adder add{[] {
   add_accumulator_variants<op_kind::asum>();
   add_spread_variant<32, 128>();
   add_spread_variant<64, 64>();
-  add_spread_variant<64, 128>();
   add_spread_variant<128, 32>();
 }};
 

@@ -518,7 +518,10 @@ struct exact_threads_of<A, std::void_t<decltype(A::threads)>>
 // max(256, bytes / 32 KB) blocks: the last block's merge reads every block's partial (products:
 // 19 limbs), and from about 4 MB to 16 MB fewer, fuller blocks finish sooner (H200, f32 at 2^22,
 // 16 MB: Dot 29.9 -> 28.5 us, Nrm2 35.3 -> 31.1 us with 528 blocks instead of 660 and 792; 2^20
-// is faster with 256 than with 132, 2^24 with the whole resident grid).
+// is faster with 256 than with 132, 2^24 with the whole resident grid). For doubles (66-limb
+// partials) at most max(128, bytes / 64 KB) blocks (H100, the f64 Sum with the whole-partial
+// merge: 2^20 24.6 -> 18.9 us, 2^22 37.1 -> 33.1, 2^18 and from 2^24 the same; caps of
+// max(32, bytes / 128 KB) and max(128, bytes / 32 KB) were slower at 2^18..2^22).
 template <op_kind Op, class R>
 struct exact_plan {
   static constexpr int threads = exact_threads_of<typename R::accumulator>::value;
@@ -533,8 +536,10 @@ struct exact_plan {
       : std::is_same_v<typename R::x_type, double> ? 8
                                                    : 16,
       std::numeric_limits<std::int64_t>::max(),
-      std::is_same_v<typename R::x_type, float> ? std::int64_t(32) << 10 : 0,
-      256};
+      std::is_same_v<typename R::x_type, float>    ? std::int64_t(32) << 10
+      : std::is_same_v<typename R::x_type, double> ? std::int64_t(64) << 10
+                                                   : 0,
+      std::is_same_v<typename R::x_type, double> ? 128 : 256};
 };
 
 // Sum, Asum, Dot, Nrm2 in the exact modes. Dot and Nrm2 of double operands and Nrm2 into df32 or
