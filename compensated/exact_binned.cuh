@@ -521,10 +521,11 @@ __device__ void store_flags_word(exact_partial<T>& s, std::uint32_t flags) {
 // (H200: 16 words made the grid kernels of products and squares 1-9% slower at 2^22..2^28 by
 // their register allocation; 8 words leave them as fast or faster.)
 //
-// Partials of doubles (66 limbs and the flags: 536 bytes) are read whole instead (merge_whole_partials): that
-// layout reads limb k of 32 partials per warp load, 32 sectors for 256 bytes, and the last block
-// of a grid of 512 spent about 20 us in the merge (H100, ncu of the f64 Sum at 2^20: 64.8 k
-// cycles elapsed, 20.9 k active on the average SM).
+// Partials of doubles (66 limbs and the flags: 536 bytes) are read whole instead
+// (merge_whole_partials): the layout above reads limb k of 32 partials per warp load, 32 sectors
+// for 256 bytes, and the f64 Sum's last block (a grid of 512 at 2^20) left a tail of about 22 us
+// on one SM (H100, ncu: 64.8 k cycles elapsed, 20.9 k active on the average SM); reading whole
+// partials took 2^20 from 36.4 to 24.6 us.
 template <class T, int Threads>
 __device__ const exact_partial<T>& merge_whole_partials(const exact_partial<T>* g, int count);
 template <class T, int Threads>

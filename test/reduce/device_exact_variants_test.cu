@@ -82,8 +82,7 @@ template <class F64>
 void check_f64_layout() {
   check_sizes<F64, double>(-1060, 1010, 21);
   for (double cond : {1e4, 1e16, 1e32})
-    check_variant<F64>(op::sum, typed_data<double>(gen_sum<double>(300000, cond, 6)),
-                                   1);
+    check_variant<F64>(op::sum, typed_data<double>(gen_sum<double>(300000, cond, 6)), 1);
   rng64 rng(43);
   std::vector<double> dsub(200000);
   for (auto& v : dsub)
