@@ -498,7 +498,8 @@ struct exact_accumulator_of {
        !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
   // Doubles in paired rows (a hi and a lo bin per row: compensated/exact_binned.cuh): H100,
   // 2^28 / 2^30 doubles of 53 significant bits, 751 / 2885 us against 1144 / 3766 with single
-  // rows (CUB 705 / 2789; bench/results/2026-12-05-h100-s19/).
+  // rows (CUB 705 / 2789; bench/results/2026-12-05-h100-s19/); single rows are 7-9% faster up to
+  // 2^18.
   using type = std::conditional_t<
       dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
       std::conditional_t<std::is_same_v<X, double>, binned_exact_sum_f64<256, true>,
@@ -520,8 +521,9 @@ struct exact_threads_of<A, std::void_t<decltype(A::threads)>>
 // 16 MB: Dot 29.9 -> 28.5 us, Nrm2 35.3 -> 31.1 us with 528 blocks instead of 660 and 792; 2^20
 // is faster with 256 than with 132, 2^24 with the whole resident grid). For doubles (66-limb
 // partials) at most max(128, bytes / 64 KB) blocks (H100, the f64 Sum with the whole-partial
-// merge: 2^20 24.6 -> 18.9 us, 2^22 37.1 -> 33.1, 2^18 and from 2^24 the same; caps of
-// max(32, bytes / 128 KB) and max(128, bytes / 32 KB) were slower at 2^18..2^22).
+// merge: 2^20 24.6 -> 18.9 us, 2^22 37.1 -> 33.1, 2^18 and from 2^24 the same; max(32,
+// bytes / 128 KB) took 30.2 us at 2^22 but 16.8 / 22.8 at 2^18 / 2^20, max(128, bytes / 32 KB)
+// 19.1 / 37.2 at 2^20 / 2^22).
 template <op_kind Op, class R>
 struct exact_plan {
   static constexpr int threads = exact_threads_of<typename R::accumulator>::value;
