@@ -526,16 +526,35 @@ __device__ void store_flags_word(exact_partial<T>& s, std::uint32_t flags) {
 // for 256 bytes, and the f64 Sum's last block (a grid of 512 at 2^20) left a tail of about 22 us
 // on one SM (H100, ncu: 64.8 k cycles elapsed, 20.9 k active on the average SM); reading whole
 // partials took 2^20 from 36.4 to 24.6 us.
-template <class T, int Threads>
-__device__ const exact_partial<T>& merge_whole_partials(const exact_partial<T>* g, int count);
-template <class T, int Threads>
-__device__ const exact_partial<T>& merge_limbwise(const exact_partial<T>* g, int count);
-template <class T, int Threads>
-__device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
-  if constexpr (std::is_same_v<T, double>)
-    return merge_whole_partials<T, Threads>(g, count);
-  else
-    return merge_limbwise<T, Threads>(g, count);
+//
+// One batch of either layout: limb[r] += word first + r word_step of partials i0 + j step
+// (j < Batch, those below count; words below the limbs only), loaded together before any add;
+// flags |= their flags words where flag_reader.
+template <int Batch, int Words, class T>
+__device__ __forceinline__ void
+add_partial_words(const exact_partial<T>* g, int count, int i0, int step, int first, int word_step,
+                  bool flag_reader, long long (&limb)[Words], std::uint32_t& flags) {
+  constexpr int L = exact_partial<T>::limbs;
+  long long w[Batch][Words];
+  std::uint32_t f[Batch];
+  TCR_UNROLL
+  for (int j = 0; j < Batch; ++j) {
+    const int i = i0 + step * j;
+    const long long* src = reinterpret_cast<const long long*>(g + i);
+    TCR_UNROLL
+    for (int r = 0; r < Words; ++r)
+      w[j][r] = i < count && first + r * word_step < L ? __ldcg(src + first + r * word_step) : 0;
+    f[j] = flag_reader && i < count
+               ? static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)))
+               : 0u;
+  }
+  TCR_UNROLL
+  for (int j = 0; j < Batch; ++j) {
+    TCR_UNROLL
+    for (int r = 0; r < Words; ++r)
+      limb[r] += w[j][r];
+    flags |= f[j];
+  }
 }
 template <class T, int Threads>
 __device__ const exact_partial<T>& merge_limbwise(const exact_partial<T>* g, int count) {
@@ -549,28 +568,8 @@ __device__ const exact_partial<T>& merge_limbwise(const exact_partial<T>* g, int
   constexpr int batch = per_warp >= 8 ? 1 : 8 / per_warp;
   long long limb[per_warp] = {};
   std::uint32_t flags = 0;
-  for (int i0 = lane; i0 < count; i0 += 32 * batch) {
-    long long w[batch][per_warp];
-    std::uint32_t f[batch];
-    TCR_UNROLL
-    for (int j = 0; j < batch; ++j) {
-      const int i = i0 + 32 * j;
-      const long long* src = reinterpret_cast<const long long*>(g + i);
-      TCR_UNROLL
-      for (int r = 0; r < per_warp; ++r)
-        w[j][r] = i < count && warp + r * warps < L ? __ldcg(src + warp + r * warps) : 0;
-      f[j] = warp == 0 && i < count
-                 ? static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)))
-                 : 0u;
-    }
-    TCR_UNROLL
-    for (int j = 0; j < batch; ++j) {
-      TCR_UNROLL
-      for (int r = 0; r < per_warp; ++r)
-        limb[r] += w[j][r];
-      flags |= f[j];
-    }
-  }
+  for (int i0 = lane; i0 < count; i0 += 32 * batch)
+    add_partial_words<batch>(g, count, i0, 32, warp, warps, warp == 0, limb, flags);
   TCR_UNROLL
   for (int r = 0; r < per_warp; ++r) {
     const long long t = warp_sum64(limb[r]);
@@ -605,28 +604,8 @@ __device__ const exact_partial<T>& merge_whole_partials(const exact_partial<T>* 
   const int warp = static_cast<int>(threadIdx.x >> 5);
   long long limb[per_lane] = {};
   std::uint32_t flags = 0;
-  for (int i0 = warp; i0 < count; i0 += warps * batch) {
-    long long w[batch][per_lane];
-    std::uint32_t f[batch];
-    TCR_UNROLL
-    for (int j = 0; j < batch; ++j) {
-      const int i = i0 + warps * j;
-      const long long* src = reinterpret_cast<const long long*>(g + i);
-      TCR_UNROLL
-      for (int r = 0; r < per_lane; ++r)
-        w[j][r] = i < count && lane + 32 * r < L ? __ldcg(src + lane + 32 * r) : 0;
-      f[j] = lane == 0 && i < count
-                 ? static_cast<std::uint32_t>(__ldcg(reinterpret_cast<const int*>(&g[i].flags)))
-                 : 0u;
-    }
-    TCR_UNROLL
-    for (int j = 0; j < batch; ++j) {
-      TCR_UNROLL
-      for (int r = 0; r < per_lane; ++r)
-        limb[r] += w[j][r];
-      flags |= f[j];
-    }
-  }
+  for (int i0 = warp; i0 < count; i0 += warps * batch)
+    add_partial_words<batch>(g, count, i0, warps, lane, 32, lane == 0, limb, flags);
   TCR_UNROLL
   for (int r = 0; r < per_lane; ++r)
     if (lane + 32 * r < L)
@@ -649,6 +628,15 @@ __device__ const exact_partial<T>& merge_whole_partials(const exact_partial<T>* 
   }
   __syncthreads();
   return canonical_in_place(s);
+}
+
+// The merge of the comment above merge_limbwise, in the layout that suits T.
+template <class T, int Threads>
+__device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
+  if constexpr (std::is_same_v<T, double>)
+    return merge_whole_partials<T, Threads>(g, count);
+  else
+    return merge_limbwise<T, Threads>(g, count);
 }
 
 // Whether the calling lanes are the whole warp (an opportunistic test: lanes that happen to run
