@@ -154,6 +154,39 @@ void add_spread_variant() {
   cases().push_back(std::move(c));
 }
 
+// The exact pass alone where the default certifies a compensated result first (one-block
+// inputs into float: Sum, Asum, Dot; detail::device::certify_first_enabled):
+// "tcr.correctly_rounded.exactonly", to compare in one run.
+template <class In>
+void add_exact_only() {
+  using Out = result_t<In>;
+  for (op_kind op : {op_kind::sum, op_kind::asum, op_kind::dot}) {
+    bench_case c;
+    c.op = op;
+    c.type = dtype_of<In>();
+    c.method = "tcr.correctly_rounded.exactonly";
+    c.note = std::string("tcr::DeviceReduce::") +
+             (op == op_kind::sum    ? "Sum"
+              : op == op_kind::asum ? "Asum"
+                                    : "Dot") +
+             ", accuracy correctly_rounded, the exact pass alone (no certify-first)";
+    c.call = [op](void* temp, std::size_t& bytes, const call_args& a) {
+      const ReduceOptions options{Accuracy::correctly_rounded, Engine::automatic};
+      const auto* x = static_cast<const In*>(a.x);
+      auto* out = static_cast<Out*>(a.out);
+      dk::certify_first_enabled = false;
+      const cudaError_t e =
+          op == op_kind::sum    ? DeviceReduce::Sum(temp, bytes, x, out, a.n, a.stream, options)
+          : op == op_kind::asum ? DeviceReduce::Asum(temp, bytes, x, out, a.n, a.stream, options)
+                                : DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y),
+                                                    out, a.n, a.stream, options);
+      dk::certify_first_enabled = true;
+      return e;
+    };
+    cases().push_back(std::move(c));
+  }
+}
+
 const case_adder add{[] {
   for_each_input_type([](auto t) { add_for<decltype(t)>(); });
   // Nrm2 (128 threads; default: 32 KB, unroll 16): 64 KB in two or one rounds.
@@ -168,6 +201,10 @@ const case_adder add{[] {
   add_spread_variant<32, 128>();
   add_spread_variant<64, 64>();
   add_spread_variant<128, 32>();
+  add_exact_only<float>();
+  add_exact_only<__half>();
+  add_exact_only<__nv_bfloat16>();
+  add_exact_only<__nv_fp8_e4m3>();
 }};
 
 } // namespace

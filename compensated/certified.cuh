@@ -562,4 +562,101 @@ struct certified_exact : Inner {
   }
 };
 
+// The exact modes' certify-first pass (reduce/device.cuh's certify_first_of): Sum, Asum and Dot
+// of float-range inputs (every input type but double) into certified<double>, lighter than
+// certified_accumulator (about nine double operations per input). Each input p, widened exactly
+// (Dot: the product of two widened factors, exact in double: at most 48 significant bits, its
+// magnitude 0 or in [2^-298, 2^256]), enters a double-word (s, c): (s, e) = two_sum(s, p)
+// exactly, c = RN(c + e), and b, rounded upward, grows by u |c| (u = 2^-53) for that rounding.
+// A merge: (s, e) = two_sum(s1, s2), t = RN(c1 + c2), c = RN(t + e), b = b1 + b2 + u |t| + u |c|.
+// The result: value = RN(s + c), error_bound = RU(b + u |value|). Every quantity is a multiple of
+// 2^-298 (of 2^-149 for sums) below 2^300 in magnitude, so every addition is exact or rounds a
+// normal result, with |RN(x) - x| <= u |RN(x)|: hence |s + c - (exact sum)| <= b at every step
+// and |value - exact| <= error_bound. Overflow cannot happen; Inf or NaN inputs make the value
+// NaN or infinite (and the bound with it). Tightness: |c| <= u N S after N inputs (S the sum of
+// their magnitudes), so error_bound <= u |value| (1 + 2^-50) + 2 N^2 u^2 S (1 + 2^-50): for one
+// block (N <= 2^16) at most 2^-53 |value| + 2^-73 S.
+struct certify_first_accumulator {
+  struct partial_type {
+    double s;
+    double c;
+    double b;
+  };
+  using compact_type = void;
+
+  double s = 0.0;
+  double c = 0.0;
+  double b = 0.0;
+
+  TCR_HD void add_exact(double p) {
+    const eft<double> t = two_sum(s, p);
+    s = t.value;
+    c = detail::add_rn(c, t.error);
+    b = detail::fma_ru(0x1p-53, detail::abs(c), b);
+  }
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    static_assert(!std::is_same_v<X, double>, "tcr::certify_first_accumulator: float-range inputs");
+    double a[N];
+    widen_all(x, a); // exact
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      add_exact(a[i]);
+  }
+  template <class X, int N>
+  TCR_HD void add_magnitudes(const X (&x)[N]) {
+    double a[N];
+    widen_all(x, a);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      add_exact(detail::abs(a[i]));
+  }
+  template <class X, class Y, int N>
+  TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
+                  "tcr::certify_first_accumulator: float-range inputs");
+    double a[N], g[N];
+    widen_all(x, a);
+    widen_all(y, g);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      add_exact(detail::mul_rn(a[i], g[i])); // exact
+  }
+
+  TCR_HD partial_type partial() const { return {s, c, b}; }
+  TCR_HD partial_type merge(const partial_type& p, const partial_type& q) const {
+    const eft<double> t = two_sum(p.s, q.s);
+    const double cc = detail::add_rn(p.c, q.c);
+    const double c2 = detail::add_rn(cc, t.error);
+    const double lost = detail::fma_ru(0x1p-53, detail::abs(cc), 0x1p-53 * detail::abs(c2));
+    return {t.value, c2, detail::add_ru(detail::add_ru(p.b, q.b), lost)};
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(std::is_same_v<Out, certified<double>>,
+                  "tcr::certify_first_accumulator: the result is tcr::certified<double>");
+    Out r;
+    r.value = detail::add_rn(p.s, p.c);
+    r.error_bound = detail::is_finite(r.value) ? detail::fma_ru(0x1p-53, detail::abs(r.value), p.b)
+                                               : detail::nonfinite_bound(r.value);
+    return r;
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return Out{};
+  }
+};
+
+// Whether c = {v, b} decides RN_float(s) for every s in [v - b, v + b]: RN_float is monotone, so
+// where RN_float(RD(v - b)) and RN_float(RU(v + b)) agree, that float (returned in f) is
+// RN_float(s). Zeros (whose sign the exact sum's zero rule decides), Inf and NaN are not decided.
+TCR_HD bool decides_float(const certified<double>& c, float& f) {
+  const double lo = -detail::add_ru(-c.value, c.error_bound); // RD(v - b)
+  const double hi = detail::add_ru(c.value, c.error_bound);   // RU(v + b)
+  const float f_lo = static_cast<float>(lo);                  // RN
+  const float f_hi = static_cast<float>(hi);
+  f = f_lo;
+  return f_lo == f_hi && f_lo != 0.0f && detail::is_finite(f_lo);
+}
+
 } // namespace tcr

@@ -353,9 +353,37 @@ kernel_params<R> params_for(const XS& x, const YS& y, const OutIt& out, std::int
   return p;
 }
 
+// Tests and benchmarks: false makes the next launches from this host thread run the exact modes'
+// one-block inputs through the exact pass alone (certify_first_kernel's `certify`).
+inline thread_local bool certify_first_enabled = true;
+
+// One block of Threads threads (at most MaxBytes bytes of the wider operand) through
+// certify_first_kernel: First (certify_first_of in reduce/device.cuh) gives the certified
+// reduction RC, its pass with all the block's vectors in flight; R the exact one with Unroll.
+template <class First, class R, int Threads, int Unroll, std::int64_t MaxBytes>
+cudaError_t launch_certify_first(const kernel_params<R>& p, cudaStream_t stream,
+                                 const typename R::accumulator& fresh) {
+  using RC = typename First::type;
+  constexpr int unroll_c = static_cast<int>(MaxBytes / (std::int64_t(Threads) * 16));
+  static_assert(unroll_c >= 1 && MaxBytes % (std::int64_t(Threads) * 16) == 0,
+                "whole vectors per thread");
+  kernel_params<RC> pc =
+      params_for<RC>(p.x, p.y, static_cast<typename RC::out_iterator>(nullptr), p.n);
+  split_vector_region<RC>(pc);
+  certify_first_kernel<RC, R, Threads, unroll_c, Unroll><<<1, Threads, 0, stream>>>(
+      pc, typename RC::accumulator{}, p, fresh, certify_first_enabled && p.n > 0);
+  return cudaPeekAtLastError();
+}
+
+template <class First>
+struct certifies : std::bool_constant<First::enabled> {};
+template <>
+struct certifies<void> : std::false_type {};
+
 // Size query, checks, the plan and the launch of reduction R with engine E on p (its sources,
-// output and n set).
-template <op_kind Op, class R, engine_kind E, class Plan = default_plan<Op, R>>
+// output and n set). First: void, or where the exact modes certify a compensated result first
+// (one-block inputs only), certify_first_of (reduce/device.cuh).
+template <op_kind Op, class R, engine_kind E, class Plan = default_plan<Op, R>, class First = void>
 cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel_params<R> p,
                    cudaStream_t stream, const typename R::accumulator& fresh) {
   using P = typename R::accumulator::partial_type;
@@ -377,19 +405,33 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   split_vector_region<R>(p);
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
-  if (bytes > bytes_per_block && bytes <= std::int64_t(c.one_block_threads) * c.one_block_bytes &&
-      n <= c.one_block_max) {
-    // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent L2
-    // round trips cost more than the block's extra reduction levels).
-    reduce_kernel<R, c.one_block_threads, c.one_block_unroll, E, false>
-        <<<1, c.one_block_threads, 0, stream>>>(p, fresh);
-    return cudaPeekAtLastError();
+  constexpr bool certify = certifies<First>::value;
+  // (A plan whose one big block reads no more than bytes_per_block has no such inputs: the exact
+  // Dot's; its kernel is not compiled.)
+  constexpr std::int64_t one_block_reach = std::int64_t(c.one_block_threads) * c.one_block_bytes;
+  if constexpr (one_block_reach > bytes_per_block) {
+    if (bytes > bytes_per_block && bytes <= one_block_reach && n <= c.one_block_max) {
+      // Mid-small inputs: one big block, no partials and no arrival word (whose three dependent
+      // L2 round trips cost more than the block's extra reduction levels).
+      if constexpr (certify) {
+        return launch_certify_first<First, R, c.one_block_threads, c.one_block_unroll,
+                                    one_block_reach>(p, stream, fresh);
+      } else {
+        reduce_kernel<R, c.one_block_threads, c.one_block_unroll, E, false>
+            <<<1, c.one_block_threads, 0, stream>>>(p, fresh);
+        return cudaPeekAtLastError();
+      }
+    }
   }
   const std::int64_t by_size = partials_for(n, eb);
   if (by_size == 1) {
     // Small inputs (at most bytes_per_block bytes, n = 0 included): a grid of one block.
-    reduce_kernel<R, c.threads, c.unroll, E, false><<<1, c.threads, 0, stream>>>(p, fresh);
-    return cudaPeekAtLastError();
+    if constexpr (certify) {
+      return launch_certify_first<First, R, c.threads, c.unroll, bytes_per_block>(p, stream, fresh);
+    } else {
+      reduce_kernel<R, c.threads, c.unroll, E, false><<<1, c.threads, 0, stream>>>(p, fresh);
+      return cudaPeekAtLastError();
+    }
   }
   constexpr auto kernel = reduce_kernel<R, c.threads, c.unroll, E, true>;
   int device = 0;
@@ -544,6 +586,23 @@ struct exact_plan {
       std::is_same_v<typename R::x_type, double> ? 128 : 256};
 };
 
+// The exact modes' certify-first pass (certify_first_kernel in reduce/detail/device_kernel.cuh):
+// Sum, Asum and Dot into a float, inputs of one block (at most 64 KB; Dot 16 KB). A certified
+// double-word reduction of the same sources (certify_first_accumulator, compensated/
+// certified.cuh) decides RN_float(s) where its interval allows, and the exact pass runs only
+// where it does not; the result's bits are the exact pass's either way. Nrm2 is left out: its exact
+// result is RN_float(sqrt_rn(RN_double(s))) (compensated/exact_binned.cuh), which a certificate of
+// the norm does not decide. Measured (H100, 2026-12-05): bench/results/.
+template <op_kind Op, class X, class Y, class Out, class XS, class YS>
+struct certify_first_of {
+  static constexpr bool binary = Op == op_kind::dot;
+  static constexpr bool enabled = std::is_same_v<Out, float> && Op != op_kind::nrm2 &&
+                                  !std::is_same_v<X, double> && !std::is_same_v<Y, double>;
+  using type = reduction<certify_first_accumulator, X, std::conditional_t<binary, Y, void>,
+                         certified<double>, Op == op_kind::asum, XS,
+                         std::conditional_t<binary, YS, const X*>, certified<double>*>;
+};
+
 // Sum, Asum, Dot, Nrm2 in the exact modes. Dot and Nrm2 of double operands and Nrm2 into df32 or
 // dd have no exact path (cudaErrorNotSupported, after the size query and before anything runs),
 // nor have the tensor-core engines.
@@ -559,7 +618,8 @@ cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, con
                         std::conditional_t<binary, YS, const X*>, OutIt>;
     if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
       return cudaErrorNotSupported;
-    return launch<Op, R, engine_kind::cuda_core, exact_plan<Op, R>>(
+    return launch<Op, R, engine_kind::cuda_core, exact_plan<Op, R>,
+                  certify_first_of<Op, X, Y, Out, XS, YS>>(
         d_temp_storage, temp_storage_bytes, params_for<R>(xs, ys, out, n), stream, Acc{});
   } else {
     (void)xs, (void)ys, (void)out, (void)n, (void)stream, (void)options;

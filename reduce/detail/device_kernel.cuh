@@ -357,9 +357,9 @@ struct thread_state {
 // Grid: the kernel of a grid (partials, arrival, the last block merges); false: a grid of one
 // block, compiled without that code (a smaller kernel: with a cold L2 every launch fetches the
 // kernel's whole code from DRAM, which is most of a small reduction's time).
+// The kernel's body (reduce_kernel below), also the phases of certify_first_kernel.
 template <class R, int Threads, int Unroll, engine_kind E, bool Grid>
-__global__ void __launch_bounds__(Threads)
-    reduce_kernel(kernel_params<R> p, typename R::accumulator fresh) {
+__device__ __forceinline__ void reduce_block(kernel_params<R> p, typename R::accumulator fresh) {
   using Acc = typename R::accumulator;
   using P = typename Acc::partial_type;
   using C = typename Acc::compact_type;
@@ -571,6 +571,43 @@ __global__ void __launch_bounds__(Threads)
       }
     }
   }
+}
+
+template <class R, int Threads, int Unroll, engine_kind E, bool Grid>
+__global__ void __launch_bounds__(Threads)
+    reduce_kernel(kernel_params<R> p, typename R::accumulator fresh) {
+  reduce_block<R, Threads, Unroll, E, Grid>(p, fresh);
+}
+
+// The exact modes' one-block inputs into a float (reduce/device.cuh, run_exact): where `certify`,
+// first a certified reduction RC of the same data into a certified<double> {v, b} in shared
+// memory, |v - s| <= b for the exact result s (compensated/certified.cuh's
+// certify_first_accumulator: b is at most about 2^-53 |v| + 2^-73 S, S the sum of magnitudes).
+// RD(v - b) <= s <= RU(v + b) and RN_float is monotone, so where RN_float(RD(v - b)) equals
+// RN_float(RU(v + b)), that float is RN_float(s) (decides_float): the exact modes' result, the
+// same bits as the exact reduction RE gives. Otherwise (s within b of a float midpoint: exact
+// ties, and for generic data with probability at most about 2^-29 + 2^-49 cond (the running
+// bound is usually far below its worst case); a zero, Inf or NaN,
+// whose sign and special cases the exact path decides) RE runs over the same data (now in L2)
+// in the same block. The decision reads one shared value: block-uniform. RC's one pass has all
+// the block's vectors in flight (UnrollC) and no bins, block combine of limbs or exact rounding.
+template <class RC, class RE, int Threads, int UnrollC, int UnrollE>
+__global__ void __launch_bounds__(Threads)
+    certify_first_kernel(kernel_params<RC> pc, typename RC::accumulator fc, kernel_params<RE> pe,
+                         typename RE::accumulator fe, bool certify) {
+  __shared__ typename RC::out_type s_cert;
+  if (certify) {
+    pc.out = &s_cert;
+    reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, false>(pc, fc);
+    __syncthreads();
+    float f;
+    if (decides_float(s_cert, f)) { // compensated/certified.cuh (found by argument lookup)
+      if (threadIdx.x == 0)
+        write_result(pe.out, f);
+      return;
+    }
+  }
+  reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, false>(pe, fe);
 }
 
 } // namespace device

@@ -334,6 +334,111 @@ TEST_CASE("certified accumulators: ill-conditioned sums and dots to condition 1e
   }
 }
 
+// The exact modes' certify-first pass (certify_first_accumulator, decides_float): the bound
+// covers the exact error and is within certified.cuh's tightness, u |value| (1 + 2^-50) +
+// 2 N^2 u^2 S (1 + 2^-50); where decides_float decides, its float is the exact result rounded to
+// nearest even. Returns whether it decided.
+template <kind K>
+bool check_certify_first(const std::vector<float>& x, const std::vector<float>& y, int threads) {
+  INFO("certify-first, kind ", int(K), ", n ", x.size(), ", threads ", threads);
+  std::vector<double> dx = doubles(x), dy = doubles(y);
+  if (K == kind::asum)
+    for (double& v : dx)
+      v = std::fabs(v);
+  const mp s = K == kind::dot ? tcr::test::exact_dot(dx, dy) : tcr::test::exact_sum(dx);
+  std::vector<double> ax = doubles(x), ay = doubles(y);
+  for (double& v : ax)
+    v = std::fabs(v);
+  for (double& v : ay)
+    v = std::fabs(v);
+  const mp S = K == kind::dot ? tcr::test::exact_dot(ax, ay) : tcr::test::exact_sum(ax);
+  const certified<double> c =
+      reduce_host<certified<double>, K>(tcr::certify_first_accumulator{}, x, y, threads);
+  INFO("value ", c.value, ", bound ", c.error_bound, ", exact ", s.to_double());
+  if (std::isfinite(c.value)) { // (Inf and NaN inputs: a NaN value and bound)
+    CHECK(cert::covers(c.value, c.error_bound, s));
+    const double N = static_cast<double>(x.size());
+    const double claim =
+        (0x1p-53 * std::fabs(c.value) + 2 * N * N * 0x1p-106 * S.to_double()) * (1 + 0x1p-40);
+    CHECK(c.error_bound <= claim);
+  }
+  float f = 0.0f;
+  const bool decided = tcr::decides_float(c, f);
+  if (decided) {
+    const float want = s.to_float();
+    CHECK(std::memcmp(&f, &want, sizeof f) == 0);
+  }
+  // An exact tie (a float midpoint: 25 significant bits, not 24; normal range) is never decided,
+  // and counts as decided for the callers' statistics (the rounding is the exact pass's task).
+  mp t25(25), t24(24);
+  const bool tie = mpfr_set(t25.get(), s.get(), MPFR_RNDN) == 0 &&
+                   mpfr_set(t24.get(), s.get(), MPFR_RNDN) != 0 &&
+                   std::fabs(s.to_double()) > 0x1p-125;
+  if (tie)
+    CHECK(!decided);
+  return decided || tie;
+}
+
+TEST_CASE("certify-first: covers, tight, decides the rounding where it may, never a tie") {
+  int decided = 0, cases = 0;
+  for (double cond : {1e0, 1e4, 1e8, 1e16, 1e24, 1e32}) {
+    for (std::size_t n : {7, 100, 5000, 65536}) {
+      const std::uint64_t seed = 5 * n + static_cast<std::uint64_t>(std::log10(cond));
+      INFO("cond ", cond, ", seed ", seed);
+      const int threads = int(n % 255) + 1;
+      const std::vector<float> x = tcr::test::gen_sum<float>(n, cond, seed);
+      const bool sum = check_certify_first<kind::sum>(x, {}, threads);
+      check_certify_first<kind::asum>(x, {}, threads);
+      const auto [dx, dy] = tcr::test::gen_dot<float>(n, cond, seed + 2);
+      const bool dot = check_certify_first<kind::dot>(dx, dy, threads);
+      if (cond <= 1e8) { // undecided with probability at most about 2^-29 + 2^-49 cond
+        CHECK(sum);
+        CHECK(dot);
+      }
+      decided += sum + dot;
+      cases += 2;
+    }
+  }
+  MESSAGE("certify-first decided ", decided, " of ", cases, " GenSum / GenDot cases");
+  // Wide ranges, subnormal inputs, products over float's whole range.
+  rng64 rng(17);
+  for (int rep = 0; rep < 20; ++rep) {
+    const std::size_t n = static_cast<std::size_t>(rng.integer(1, 20000));
+    std::vector<float> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>(std::ldexp(rng.uniform() + 1, int(rng.integer(-149, 127))));
+      y[i] = static_cast<float>(std::ldexp(rng.uniform() + 1, int(rng.integer(-149, 127))));
+      if (rng.coin())
+        x[i] = -x[i];
+    }
+    check_certify_first<kind::sum>(x, {}, 64);
+    check_certify_first<kind::dot>(x, y, 64);
+  }
+  // Exact ties (1 + 2^-24, 1 + 3 * 2^-24) and zero sums are never decided; just off a tie (by
+  // 2^-60) neither, since the value's own rounding to double enters the bound.
+  for (int k = 0; k < 3; ++k) {
+    std::vector<float> x(1001, 0.0f);
+    for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
+      x[i] = static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-40, 40))));
+      x[i + 1] = -x[i];
+    }
+    x[1000] = 1.0f;
+    x[0] = k == 1 ? 3 * 0x1p-24f : 0x1p-24f; // the pair at 0, 1 replaced
+    x[1] = k == 2 ? 0x1p-60f : 0.0f;
+    INFO("tie ", k);
+    const bool counted = check_certify_first<kind::sum>(x, {}, 33); // decided, or a tie
+    certified<double> c = reduce_host<certified<double>, kind::sum>(
+        tcr::certify_first_accumulator{}, x, std::vector<float>{}, 33);
+    float f = 0.0f;
+    CHECK(!tcr::decides_float(c, f));
+    CHECK(counted == (k < 2)); // k = 2 is not a tie, but within the bound of one
+  }
+  CHECK(!check_certify_first<kind::sum>(std::vector<float>{1.0f, -1.0f}, {}, 2));
+  CHECK(!check_certify_first<kind::sum>(std::vector<float>{-0.0f, -0.0f}, {}, 2));
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(!check_certify_first<kind::sum>(std::vector<float>{1.0f, inf}, {}, 2));
+}
+
 TEST_CASE("certified accumulators: subnormals, near overflow, norms") {
   INFO("seed 7");
   rng64 rng(7);

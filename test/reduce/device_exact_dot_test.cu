@@ -83,7 +83,69 @@ std::vector<std::int64_t> dot_sizes() {
   return {1, 2, 3, 17, 255, 256, 257, 2049, 4097, 8191, 8193, 100000, 1000003};
 }
 
+// Dot into float with the certify-first pass (inputs of at most 16 KB: reduce/device.cuh's
+// certify_first_of) and with the exact pass alone: the same bits, correctly rounded where finite.
+template <class X, class Y>
+void check_certify_first(const typed_data<X>& x, const typed_data<Y>& y, std::size_t ox,
+                         std::size_t oy, bool finite = true) {
+  INFO("Dot<", type_name<X>(), ", ", type_name<Y>(), "> n = ", x.t.size(), ", offsets ", ox, " ",
+       oy);
+  tcr::detail::device::certify_first_enabled = false;
+  const float alone = run_dot<float>(x.t, &y.t, ox, oy);
+  tcr::detail::device::certify_first_enabled = true;
+  const float first = run_dot<float>(x.t, &y.t, ox, oy);
+  INFO("exact pass alone ", alone, ", certify first ", first);
+  CHECK(bits_of(first) == bits_of(alone));
+  if (finite)
+    CHECK(is_round_to_nearest(first, fast_exact_dot(x.d, y.d)));
+}
+
 TEST_SUITE("gpu") {
+
+  // Well-conditioned and ill-conditioned products, an exact tie (rounds to even), a zero dot,
+  // Inf and NaN, at sizes of one block (up to 16 KB of the wider operand) and just beyond.
+  TEST_CASE("exact Dot: one-block inputs certify first or fall back, the same bits") {
+    rng64 rng(201);
+    for (std::int64_t n : {1, 2, 17, 1000, 2048, 2049, 4095, 4096, 4097}) {
+      INFO("n ", n);
+      const std::size_t m = static_cast<std::size_t>(n);
+      check_certify_first(spread<float>(m, 202 + n, -60, 60), spread<float>(m, 203 + n, -60, 60),
+                          m % 4, 0);
+      check_certify_first(spread<__half>(m, 204 + n, -24, 15), spread<__half>(m, 205 + n, -24, 15),
+                          0, 1);
+      check_certify_first(spread<float>(m, 206 + n, -3, 3), spread<__half>(m, 207 + n, -3, 3), 1,
+                          m % 8);
+      if (n >= 100) {
+        const auto [x, y] = gen_dot<float>(m, 1e32, 208 + n);
+        check_certify_first(typed_data<float>(to_doubles(x)), typed_data<float>(to_doubles(y)), 0,
+                            0);
+      }
+      // 1 * 1 + 2^-12 * 2^-12 = 1 + 2^-24, a tie (-> 1), among products that cancel pairwise.
+      std::vector<double> x(m, 0.0), y(m, 0.0);
+      for (std::size_t i = 0; i + 1 < m; i += 2) {
+        x[i] = std::ldexp(1 + rng.uniform(), int(rng.integer(-30, 30)));
+        y[i] = std::ldexp(1.0, int(rng.integer(-30, 30)));
+        x[i + 1] = -x[i];
+        y[i + 1] = y[i];
+      }
+      const typed_data<float> zx(x), zy(y);
+      check_certify_first(zx, zy, 0, 0); // +0
+      if (m >= 3) {
+        x[m - 1] = 1.0; // the last element is unpaired (odd m) or replaces a partner: re-pair
+        y[m - 1] = 1.0;
+        if (m % 2 == 0)
+          x[m - 2] = y[m - 2] = 0.0;
+        x[0] = y[0] = 0x1p-12;
+        x[1] = y[1] = 0.0;
+        check_certify_first(typed_data<float>(x), typed_data<float>(y), 1, 2);
+      }
+      std::vector<double> s(m, 0.5);
+      s[m / 2] = std::numeric_limits<double>::infinity();
+      check_certify_first(typed_data<float>(s), typed_data<float>(s), 0, 0, false);
+      s[0] = std::numeric_limits<double>::quiet_NaN();
+      check_certify_first(typed_data<float>(s), typed_data<float>(s), 0, 0, false);
+    }
+  }
 
   TEST_CASE("exact Dot: float-range operands, sizes, offsets, the whole range of products") {
     for (std::int64_t n : dot_sizes()) {

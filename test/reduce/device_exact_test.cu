@@ -421,6 +421,82 @@ TEST_SUITE("gpu") {
     CHECK(bits_of(run_exact<double>(op::sum, z1, 0)) == 0u);
   }
 
+  // Sum and Asum into float with the certify-first pass (inputs of one block: reduce/device.cuh's
+  // certify_first_of) and with the exact pass alone: the same bits, correctly rounded (checked
+  // where the exact sum is finite).
+  template <class T>
+  void check_certify_first(const typed_data<T>& x, std::size_t offset, bool finite = true) {
+    for (op o : {op::sum, op::asum}) {
+      INFO(op_name(o), "<", type_name<T>(), "> n = ", x.t.size(), ", offset ", offset);
+      tcr::detail::device::certify_first_enabled = false;
+      const float alone = run_exact<float>(o, x.t, offset);
+      tcr::detail::device::certify_first_enabled = true;
+      const float first = run_exact<float>(o, x.t, offset);
+      INFO("exact pass alone ", alone, ", certify first ", first);
+      CHECK(bits_of(first) == bits_of(alone));
+      if (finite)
+        CHECK(is_round_to_nearest(first, exact_of(o, x.d)));
+    }
+  }
+
+  // Data that the certificate decides (well-conditioned, wide ranges) and data that it cannot
+  // (exact ties, zero sums, condition 1e32, Inf and NaN) at every one-block size class: up to
+  // 16 KB (a block of the grid's size) and up to 64 KB (one block with all vectors in flight),
+  // and just beyond (the grid, where nothing is certified).
+  TEST_CASE("exact modes: one-block inputs certify first or fall back, the same bits") {
+    rng64 rng(101);
+    for (std::int64_t n : {1, 2, 3, 31, 1000, 4095, 4096, 4097, 10000, 16383, 16384, 16385}) {
+      INFO("n ", n);
+      const auto un = static_cast<std::size_t>(n);
+      check_certify_first(wide_random<float>(un, 102 + n), un % 4);
+      check_certify_first(typed_random<float>(un, 103 + n, -3, 3), 0);
+      for (double cond : {1e8, 1e24, 1e32})
+        if (n >= 64)
+          check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, cond, 104 + n))), 1);
+      // A tie: 1 + 2^-24 as 1, 2^-25, 2^-25 among cancelling pairs (rounds to even: 1); with
+      // 2^-23 more, 1 + 2^-23 + 2^-24 (rounds up: 1 + 2^-22). n = 2: 1 and 2^-24.
+      for (double base : {1.0, 1.0 + 0x1p-23}) {
+        std::vector<double> extra = {base};
+        if (un == 2)
+          extra.push_back(0x1p-24);
+        if (un >= 3)
+          extra.insert(extra.end(), {0x1p-25, 0x1p-25});
+        std::vector<double> t;
+        while (t.size() + 2 <= un - extra.size()) {
+          const float v =
+              static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60))));
+          t.push_back(v);
+          t.push_back(-v);
+        }
+        if (t.size() + extra.size() < un)
+          t.push_back(0.0);
+        for (double e : extra)
+          t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
+        check_certify_first(typed_data<float>(t), 2);
+      }
+      // Zero sums: cancelling pairs (+0), all -0 (-0).
+      std::vector<double> z(un, -0.0);
+      check_certify_first(typed_data<float>(z), 0);
+      for (std::size_t i = 0; i + 1 < un; i += 2) {
+        z[i] = std::ldexp(1.0, int(rng.integer(-100, 100)));
+        z[i + 1] = -z[i];
+      }
+      check_certify_first(typed_data<float>(z), 1);
+      // Inf and NaN.
+      std::vector<double> s(un, 1.5);
+      s[un / 3] = std::numeric_limits<double>::infinity();
+      check_certify_first(typed_data<float>(s), 3, false);
+      s[un - 1] = std::numeric_limits<double>::quiet_NaN();
+      check_certify_first(typed_data<float>(s), 0, false);
+    }
+    for (std::int64_t n : {100, 8192, 8193, 32768, 32769}) {
+      INFO("n ", n);
+      const auto un = static_cast<std::size_t>(n);
+      check_certify_first(wide_random<__half>(un, 105 + n), un % 8);
+      check_certify_first(wide_random<__nv_fp8_e4m3>(un, 106 + n), un % 16);
+    }
+  }
+
   TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
     const std::vector<float> x(1000, 1.0f);
     padded_device<float> dx(x, 0);
