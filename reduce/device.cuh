@@ -370,15 +370,39 @@ cudaError_t launch_certify_first(const kernel_params<R>& p, cudaStream_t stream,
   kernel_params<RC> pc =
       params_for<RC>(p.x, p.y, static_cast<typename RC::out_iterator>(nullptr), p.n);
   split_vector_region<RC>(pc);
-  certify_first_kernel<RC, R, Threads, unroll_c, Unroll><<<1, Threads, 0, stream>>>(
-      pc, typename RC::accumulator{}, p, fresh, certify_first_enabled && p.n > 0);
+  certify_first_kernel<RC, R, Threads, unroll_c, Unroll>
+      <<<1, Threads, 0, stream>>>(pc, typename RC::accumulator{}, p, fresh,
+                                  certify_first_enabled && p.n > 0 && p.n <= First::max_items);
   return cudaPeekAtLastError();
+}
+
+// Whether the device runs cooperative launches (cudaDevAttrCooperativeLaunch), cached per device;
+// a failed query counts as no (the plain grid always works).
+inline bool cooperative_launch(int device) {
+  static std::atomic<int> cache[max_devices] = {}; // 1 no, 2 yes
+  return per_device(cache, device, 1, [&] {
+           int yes = 0;
+           if (cudaDeviceGetAttribute(&yes, cudaDevAttrCooperativeLaunch, device) != cudaSuccess)
+             return 0;
+           return yes ? 2 : 1;
+         }) == 2;
+}
+
+// The certified partials of a certify-first grid (one per block), after the exact partials.
+template <class First>
+std::size_t certify_bytes(std::int64_t n, int elem_bytes) {
+  using PC = typename First::type::accumulator::partial_type;
+  return static_cast<std::size_t>(partials_for(n, elem_bytes)) * sizeof(PC);
 }
 
 template <class First>
 struct certifies : std::bool_constant<First::enabled> {};
 template <>
 struct certifies<void> : std::false_type {};
+template <class First>
+struct certifies_grid : std::bool_constant<First::enabled && First::grid> {};
+template <>
+struct certifies_grid<void> : std::false_type {};
 
 // Size query, checks, the plan and the launch of reduction R with engine E on p (its sources,
 // output and n set). First: void, or where the exact modes certify a compensated result first
@@ -390,7 +414,11 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   constexpr int eb = R::elem_bytes;
   const std::int64_t n = p.n;
 
-  const std::size_t needed = temp_bytes_for<P>(n, eb);
+  constexpr bool certify = certifies<First>::value;
+  // Certify-first grids keep their certified partials after the exact ones (certify_first_of).
+  std::size_t needed = temp_bytes_for<P>(n, eb);
+  if constexpr (certifies_grid<First>::value)
+    needed += certify_bytes<First>(n, eb);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
@@ -405,7 +433,6 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   split_vector_region<R>(p);
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
-  constexpr bool certify = certifies<First>::value;
   // (A plan whose one big block reads no more than bytes_per_block has no such inputs: the exact
   // Dot's; its kernel is not compiled.)
   constexpr std::int64_t one_block_reach = std::int64_t(c.one_block_threads) * c.one_block_bytes;
@@ -433,27 +460,55 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
       return cudaPeekAtLastError();
     }
   }
-  constexpr auto kernel = reduce_kernel<R, c.threads, c.unroll, E, true>;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess)
     return err;
-  int grid = resident_blocks<kernel, c.threads>(device);
-  if (grid_limit_for_tests > 0 && grid > grid_limit_for_tests)
-    grid = grid_limit_for_tests; // tests of reproducibility: another GPU's grid
-  if (grid > by_size)
-    grid = static_cast<int>(by_size);
-  if constexpr (c.spread_bytes > 0) {
-    const std::int64_t spread = bytes / c.spread_bytes;
-    const std::int64_t cap = spread > c.spread_floor ? spread : c.spread_floor;
-    if (grid > cap)
-      grid = static_cast<int>(cap);
-  }
+  // The grid: at most `resident` blocks (those of the kernel that fit the device at once).
+  const auto grid_for = [&](int resident) {
+    int grid = resident;
+    if (grid_limit_for_tests > 0 && grid > grid_limit_for_tests)
+      grid = grid_limit_for_tests; // tests of reproducibility: another GPU's grid
+    if (grid > by_size)
+      grid = static_cast<int>(by_size);
+    constexpr launch_plan cp = Plan::value;
+    if constexpr (cp.spread_bytes > 0) {
+      const std::int64_t spread = bytes / cp.spread_bytes;
+      const std::int64_t cap = spread > cp.spread_floor ? spread : cp.spread_floor;
+      if (grid > cap)
+        grid = static_cast<int>(cap);
+    }
+    return grid;
+  };
   const std::uintptr_t base =
       (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
       storage_align;
   p.arrival = reinterpret_cast<unsigned long long*>(base);
   p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
+  if constexpr (certifies_grid<First>::value) {
+    if (certify_first_enabled && n <= First::max_grid_items && cooperative_launch(device)) {
+      constexpr auto kernel = certify_first_grid_kernel<typename First::type, R, c.threads,
+                                                        First::grid_unroll, c.unroll>;
+      const int grid = grid_for(resident_blocks<kernel, c.threads>(device));
+      p.key = arrival_key(base, grid);
+      kernel_params<typename First::type> pc = params_for<typename First::type>(
+          p.x, p.y, static_cast<typename First::type::out_iterator>(nullptr), n);
+      split_vector_region<typename First::type>(pc);
+      pc.partials = reinterpret_cast<unsigned char*>(base + header_bytes) +
+                    (temp_bytes_for<P>(n, eb) - storage_align - header_bytes);
+      typename First::type::accumulator fc{};
+      bool on = true;
+      void* args[] = {&pc, &fc, &p, const_cast<typename R::accumulator*>(&fresh), &on};
+      const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(unsigned(grid)),
+                                                        dim3(c.threads), args, 0, stream);
+      if (e != cudaErrorCooperativeLaunchTooLarge)
+        return e;
+      // Fewer SMs than the device reports (a partitioned device): the plain grid instead.
+      (void)cudaGetLastError();
+    }
+  }
+  constexpr auto kernel = reduce_kernel<R, c.threads, c.unroll, E, true>;
+  const int grid = grid_for(resident_blocks<kernel, c.threads>(device));
   p.key = arrival_key(base, grid);
   kernel<<<grid, c.threads, 0, stream>>>(p, fresh);
   return cudaPeekAtLastError();
@@ -586,18 +641,43 @@ struct exact_plan {
       std::is_same_v<typename R::x_type, double> ? 128 : 256};
 };
 
-// The exact modes' certify-first pass (certify_first_kernel in reduce/detail/device_kernel.cuh):
-// Sum, Asum and Dot into a float, inputs of one block (at most 64 KB; Dot 16 KB). A certified
-// double-word reduction of the same sources (certify_first_accumulator, compensated/
+// The exact modes' certify-first pass (certify_first_kernel and, beyond one block,
+// certify_first_grid_kernel in reduce/detail/device_kernel.cuh): Sum, Asum and Dot into a float.
+// A certified double-word reduction of the same sources (certify_first_accumulator, compensated/
 // certified.cuh) decides RN_float(s) where its interval allows, and the exact pass runs only
-// where it does not; the result's bits are the exact pass's either way. Nrm2 is left out: its exact
+// where it does not, in the same kernel; the result's bits are the exact pass's either way. A
+// grid that cannot decide reads its input twice (the certified pass, then the exact one): about
+// twice the exact pass's time on such data (exact ties, condition numbers beyond about 1e20, a
+// zero, Inf or NaN result). Nrm2 is left out: its exact
 // result is RN_float(sqrt_rn(RN_double(s))) (compensated/exact_binned.cuh), which a certificate of
-// the norm does not decide. Measured (H100, 2026-12-05): bench/results/.
+// the norm does not decide. Sums of half and fp8 inputs certify up to max_items elements only:
+// their exact pass is cheap (small exact chunk sums), and the certificate's nine double operations
+// per input cost more from there (H100, 2026-12-05, cold L2, certify-first against the exact pass
+// alone: f32 Sum 2^10 3.42 / 5.09 us, 2^14 4.84 / 6.74; bf16 2^15 6.22 / 7.58; f16 2^13 3.96 /
+// 4.12 but 2^14 5.29 / 5.07, 2^15 5.77 / 5.20; e4m3 2^12 3.68 / 3.87, 2^13 4.09 / 3.96, 2^15
+// 6.39 / 5.04; Dot f32 2^12 3.84 / 8.93, e4m3 2^14 5.93 / 10.83; CUB 2.6-5.4 us;
+// bench/results/2026-12-05-h100-s20/call1/).
 template <op_kind Op, class X, class Y, class Out, class XS, class YS>
 struct certify_first_of {
   static constexpr bool binary = Op == op_kind::dot;
   static constexpr bool enabled = std::is_same_v<Out, float> && Op != op_kind::nrm2 &&
                                   !std::is_same_v<X, double> && !std::is_same_v<Y, double>;
+  static constexpr std::int64_t max_items =
+      binary || std::is_same_v<X, float> || std::is_same_v<X, __nv_bfloat16>
+          ? std::numeric_limits<std::int64_t>::max()
+      : std::is_same_v<X, __half> ? std::int64_t(1) << 13
+                                  : std::int64_t(1) << 12;
+  // Grid inputs (certify_first_grid_kernel, launched cooperatively): up to max_grid_items
+  // elements, grid_unroll vectors per operand in flight. Against the exact pass alone (H100,
+  // 2026-12-05, bench/results/2026-12-05-h100-s20/call2/): f32 Sum 1.04-1.34x as fast up to 2^21
+  // (2^18: 6.17 against 8.22 us, CUB 5.45), the same from 2^22; Dot of every type 1.04-1.67x;
+  // bfloat16 Sum 1.09-1.23x at 2^18..2^21, 0.91-0.98x at 2^16, 2^17, 2^22 and 2^30 (its exact
+  // pass is cheap at the ends): up to 2^21 only. Half and fp8 sums stay on the exact pass.
+  static constexpr bool grid =
+      binary || std::is_same_v<X, float> || std::is_same_v<X, __nv_bfloat16>;
+  static constexpr std::int64_t max_grid_items =
+      std::is_same_v<X, __nv_bfloat16> && !binary ? std::int64_t(1) << 21 : max_items;
+  static constexpr int grid_unroll = binary ? 2 : 4;
   using type = reduction<certify_first_accumulator, X, std::conditional_t<binary, Y, void>,
                          certified<double>, Op == op_kind::asum, XS,
                          std::conditional_t<binary, YS, const X*>, certified<double>*>;

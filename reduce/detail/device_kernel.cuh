@@ -32,6 +32,7 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <cooperative_groups.h>
 #include "../../compensated/convert.cuh"
 #include "../block.cuh"
 #include "../warp.cuh"
@@ -357,8 +358,10 @@ struct thread_state {
 // Grid: the kernel of a grid (partials, arrival, the last block merges); false: a grid of one
 // block, compiled without that code (a smaller kernel: with a cold L2 every launch fetches the
 // kernel's whole code from DRAM, which is most of a small reduction's time).
-// The kernel's body (reduce_kernel below), also the phases of certify_first_kernel.
-template <class R, int Threads, int Unroll, engine_kind E, bool Grid>
+// The kernel's body (reduce_kernel below), also the phases of the certify-first kernels.
+// PartialOnly (with Grid): each block's thread 0 stores the block's partial to
+// p.partials[blockIdx.x] and nothing else follows (no arrival, no merge, no result).
+template <class R, int Threads, int Unroll, engine_kind E, bool Grid, bool PartialOnly = false>
 __device__ __forceinline__ void reduce_block(kernel_params<R> p, typename R::accumulator fresh) {
   using Acc = typename R::accumulator;
   using P = typename Acc::partial_type;
@@ -382,7 +385,7 @@ __device__ __forceinline__ void reduce_block(kernel_params<R> p, typename R::acc
 
   // The arrival word, read now so that the read overlaps the loads (see the header comment).
   [[maybe_unused]] unsigned long long r_seen = 0; // read by the grid kernel only
-  if constexpr (Grid)
+  if constexpr (Grid && !PartialOnly)
     if (threadIdx.x == 0)
       r_seen = peek_arrival(p.arrival);
 
@@ -513,6 +516,10 @@ __device__ __forceinline__ void reduce_block(kernel_params<R> p, typename R::acc
       write_result(p.out, p.n == 0 ? fresh.template empty_result<Out>()
                                    : fresh.template finish<Out>(block_total));
     }
+  } else if constexpr (PartialOnly) {
+    static_assert(!shared_total, "PartialOnly: accumulators whose block partial is in thread 0");
+    if (threadIdx.x == 0)
+      reinterpret_cast<P*>(p.partials)[blockIdx.x] = block_total;
   } else {
     // 3. Arrive. A partial in shared memory goes out by every thread, each fencing its own
     // stores before the barrier; thread 0's arrival then releases them all.
@@ -608,6 +615,47 @@ __global__ void __launch_bounds__(Threads)
     }
   }
   reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, false>(pe, fe);
+}
+
+// The same decision over a grid (reduce/device.cuh: inputs beyond one block), launched
+// cooperatively, so that every block is resident at once and may wait for the others. Each block
+// stores its certified partial (RC, at pc.partials[blockIdx.x]); after a grid-wide barrier every
+// block merges all of them in block order and combines them (the same code and order in every
+// block: every block reaches the same decision). Where decides_float decides, block 0 writes the
+// float and the grid returns; otherwise every block runs the exact grid reduction RE (its own
+// arrival word and partials, pe) over the same data.
+template <class RC, class RE, int Threads, int UnrollC, int UnrollE>
+__global__ void __launch_bounds__(Threads)
+    certify_first_grid_kernel(kernel_params<RC> pc, typename RC::accumulator fc,
+                              kernel_params<RE> pe, typename RE::accumulator fe, bool certify) {
+  using PC = typename RC::accumulator::partial_type;
+  using Block =
+      BlockReduce<PC, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
+  __shared__ typename Block::TempStorage s_merge;
+  __shared__ bool s_decided;
+  __shared__ float s_value;
+  if (certify) {
+    reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, true, true>(pc, fc);
+    cooperative_groups::this_grid().sync(); // every partial stored and visible
+    const PC* g_parts = reinterpret_cast<const PC*>(pc.partials);
+    PC r_merged = fc.partial();
+    for (int b = threadIdx.x; b < int(gridDim.x); b += Threads)
+      r_merged = fc.merge(r_merged, load_cg(g_parts + b));
+    const PC total =
+        Block(s_merge).Reduce(r_merged, [&](const PC& a, const PC& b) { return fc.merge(a, b); });
+    if (threadIdx.x == 0) {
+      float f = 0.0f;
+      s_decided = decides_float(fc.template finish<typename RC::out_type>(total), f);
+      s_value = f;
+    }
+    __syncthreads();
+    if (s_decided) {
+      if (blockIdx.x == 0 && threadIdx.x == 0)
+        write_result(pe.out, s_value);
+      return;
+    }
+  }
+  reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, true>(pe, fe);
 }
 
 } // namespace device

@@ -147,6 +147,25 @@ TEST_SUITE("gpu") {
     }
   }
 
+  // The grid's certify-first pass (cooperative) for grids of 1, 7 and every resident block.
+  TEST_CASE("exact Dot: grid inputs certify first or fall back, the same bits") {
+    for (int grid : {0, 1, 7}) {
+      tcr::detail::device::grid_limit_for_tests = grid;
+      for (std::int64_t n : {4097, 100003, 1 << 20}) {
+        INFO("grid limit ", grid, ", n ", n);
+        const std::size_t m = static_cast<std::size_t>(n);
+        check_certify_first(spread<float>(m, 211 + n, -60, 60), spread<float>(m, 212 + n, -60, 60),
+                            m % 4, 1);
+        check_certify_first(spread<__half>(m, 213 + n, -24, 15),
+                            spread<__half>(m, 214 + n, -24, 15), 0, 3);
+        const auto [x, y] = gen_dot<float>(m, 1e32, 215 + n);
+        check_certify_first(typed_data<float>(to_doubles(x)), typed_data<float>(to_doubles(y)), 0,
+                            0);
+      }
+    }
+    tcr::detail::device::grid_limit_for_tests = 0;
+  }
+
   TEST_CASE("exact Dot: float-range operands, sizes, offsets, the whole range of products") {
     for (std::int64_t n : dot_sizes()) {
       INFO("n ", n);

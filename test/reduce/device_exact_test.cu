@@ -489,12 +489,75 @@ TEST_SUITE("gpu") {
       s[un - 1] = std::numeric_limits<double>::quiet_NaN();
       check_certify_first(typed_data<float>(s), 0, false);
     }
-    for (std::int64_t n : {100, 8192, 8193, 32768, 32769}) {
+    for (std::int64_t n : {100, 4096, 4097, 8192, 8193, 32768, 32769}) {
       INFO("n ", n);
       const auto un = static_cast<std::size_t>(n);
       check_certify_first(wide_random<__half>(un, 105 + n), un % 8);
       check_certify_first(wide_random<__nv_fp8_e4m3>(un, 106 + n), un % 16);
+      check_certify_first(wide_random<__nv_bfloat16>(un, 107 + n), un % 8);
     }
+  }
+
+  // The grid's certify-first pass (cooperative; every block decides the same), for grids of 1, 7
+  // and every resident block: decided, ties, condition 1e32 and NaN fall back, the same bits.
+  TEST_CASE("exact modes: grid inputs certify first or fall back, the same bits") {
+    rng64 rng(111);
+    for (int grid : {0, 1, 7}) {
+      tcr::detail::device::grid_limit_for_tests = grid;
+      for (std::int64_t n : {16385, 100003, 1 << 18, (1 << 20) + 3}) {
+        INFO("grid limit ", grid, ", n ", n);
+        const auto un = static_cast<std::size_t>(n);
+        check_certify_first(wide_random<float>(un, 112 + n), un % 4);
+        check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, 1e32, 113 + n))), 1);
+        check_certify_first(wide_random<__nv_bfloat16>(un, 114 + n), un % 8);
+        check_certify_first(wide_random<__half>(un, 115 + n), 3);
+        // A tie: 1 + 2^-24 among cancelling pairs.
+        std::vector<double> t;
+        while (t.size() + 5 <= un) {
+          const float v =
+              static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60))));
+          t.push_back(v);
+          t.push_back(-v);
+        }
+        for (double e : {1.0, 0x1p-25, 0x1p-25})
+          t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
+        check_certify_first(typed_data<float>(t), 0);
+        std::vector<double> s(un, 0.25);
+        s[un / 2] = std::numeric_limits<double>::quiet_NaN();
+        check_certify_first(typed_data<float>(s), 2, false);
+      }
+    }
+    tcr::detail::device::grid_limit_for_tests = 0;
+  }
+
+  // A captured exact Sum (the certify-first grid: a cooperative launch) replays with new data.
+  TEST_CASE("exact modes: graph capture of the certify-first grid") {
+    const std::int64_t n = 1 << 19;
+    const auto x = wide_random<float>(static_cast<std::size_t>(n), 121);
+    device_buffer<float> dx(x.t);
+    device_buffer<float> out(1);
+    std::size_t bytes = 0;
+    REQUIRE(DeviceReduce::Sum(nullptr, bytes, dx.get(), out.get(), n, 0, rounded) == cudaSuccess);
+    temp_storage temp(bytes);
+    cudaStream_t s;
+    TCR_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaGraph_t graph;
+    TCR_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    TCR_CHECK_CUDA(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), n, s, rounded));
+    TCR_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+    cudaGraphExec_t exec;
+    TCR_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto y = wide_random<float>(static_cast<std::size_t>(n), 122 + rep);
+      dx.upload(y.t);
+      TCR_CHECK_CUDA(cudaGraphLaunch(exec, s));
+      TCR_CHECK_CUDA(cudaStreamSynchronize(s));
+      const float r = out.download()[0];
+      CHECK(is_round_to_nearest(r, exact_of(op::sum, y.d)));
+    }
+    TCR_CHECK_CUDA(cudaGraphExecDestroy(exec));
+    TCR_CHECK_CUDA(cudaGraphDestroy(graph));
+    TCR_CHECK_CUDA(cudaStreamDestroy(s));
   }
 
   TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
