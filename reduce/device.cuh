@@ -52,6 +52,13 @@
 // bits binned by exponent); Dot and Nrm2 of the float-range types, in any pairing (products exact
 // in double); Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
 // cudaErrorNotSupported. How, and the proofs: compensated/exact_binned.cuh, compensated/exact.cuh.
+// Sum, Asum and Dot into a float first run a certified double-word pass (certify_first_accumulator
+// in compensated/certified.cuh: the value with a rigorous error bound) and return its float where
+// every value within the bound rounds to it, which is then the exact sum's rounding; only where
+// it does not (exact ties, condition numbers beyond about 1e20, zero, Inf or NaN results) does
+// the exact pass run, in the same kernel: the same bits either way, the input read once more.
+// Beyond one block this pass is a cooperative launch (every block resident at once; capturable
+// in a graph; a device that refuses it gets the plain exact grid).
 // A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
 // exact_partial<double> (f64) or exact_partial<tcr::float_products> (Dot, Nrm2) receives the
 // canonical partial state instead (exact modes only, else cudaErrorInvalidValue): merge the
