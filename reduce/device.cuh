@@ -55,7 +55,7 @@
 // Sum, Asum and Dot into a float first run a certified double-word pass (certify_first_accumulator
 // in compensated/certified.cuh: the value with a rigorous error bound) and return its float where
 // every value within the bound rounds to it, which is then the exact sum's rounding; only where
-// it does not (exact ties, condition numbers beyond about 1e20, zero, Inf or NaN results) does
+// it does not (exact ties, condition numbers from about 1e16 up, zero, Inf or NaN results) does
 // the exact pass run, in the same kernel: the same bits either way, the input read once more.
 // Beyond one block this pass is a cooperative launch (every block resident at once; capturable
 // in a graph; a device that refuses it gets the plain exact grid).
@@ -361,7 +361,8 @@ kernel_params<R> params_for(const XS& x, const YS& y, const OutIt& out, std::int
 }
 
 // Tests and benchmarks: false makes the next launches from this host thread run the exact modes'
-// one-block inputs through the exact pass alone (certify_first_kernel's `certify`).
+// Sum, Asum and Dot into float through the exact pass alone (one block: certify_first_kernel's
+// `certify`; grids: the plain exact grid).
 inline thread_local bool certify_first_enabled = true;
 
 // One block of Threads threads (at most MaxBytes bytes of the wider operand) through
@@ -412,8 +413,8 @@ template <>
 struct certifies_grid<void> : std::false_type {};
 
 // Size query, checks, the plan and the launch of reduction R with engine E on p (its sources,
-// output and n set). First: void, or where the exact modes certify a compensated result first
-// (one-block inputs only), certify_first_of (reduce/device.cuh).
+// output and n set). First: void, or where the exact modes certify a double-word result first,
+// certify_first_of (below).
 template <op_kind Op, class R, engine_kind E, class Plan = default_plan<Op, R>, class First = void>
 cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel_params<R> p,
                    cudaStream_t stream, const typename R::accumulator& fresh) {
@@ -654,7 +655,7 @@ struct exact_plan {
 // certified.cuh) decides RN_float(s) where its interval allows, and the exact pass runs only
 // where it does not, in the same kernel; the result's bits are the exact pass's either way. A
 // grid that cannot decide reads its input twice (the certified pass, then the exact one): about
-// twice the exact pass's time on such data (exact ties, condition numbers beyond about 1e20, a
+// twice the exact pass's time on such data (exact ties, condition numbers from about 1e16 up, a
 // zero, Inf or NaN result). Nrm2 is left out: its exact
 // result is RN_float(sqrt_rn(RN_double(s))) (compensated/exact_binned.cuh), which a certificate of
 // the norm does not decide. Sums of half and fp8 inputs certify up to max_items elements only:

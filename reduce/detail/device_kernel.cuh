@@ -593,11 +593,11 @@ __global__ void __launch_bounds__(Threads)
 // RD(v - b) <= s <= RU(v + b) and RN_float is monotone, so where RN_float(RD(v - b)) equals
 // RN_float(RU(v + b)), that float is RN_float(s) (decides_float): the exact modes' result, the
 // same bits as the exact reduction RE gives. Otherwise (s within b of a float midpoint: exact
-// ties, and for generic data with probability at most about 2^-29 + 2^-49 cond (the running
-// bound is usually far below its worst case); a zero, Inf or NaN,
-// whose sign and special cases the exact path decides) RE runs over the same data (now in L2)
-// in the same block. The decision reads one shared value: block-uniform. RC's one pass has all
-// the block's vectors in flight (UnrollC) and no bins, block combine of limbs or exact rounding.
+// ties, and for generic data with probability at most about 2^-29 + 2^-49 cond, the running
+// bound being usually far below its worst case; a zero, Inf or NaN, whose sign and special cases
+// the exact path decides) RE runs over the same data (now in L2) in the same block. The decision
+// reads one shared value: block-uniform. RC's one pass has all the block's vectors in flight
+// (UnrollC) and no bins, block combine of limbs or exact rounding.
 template <class RC, class RE, int Threads, int UnrollC, int UnrollE>
 __global__ void __launch_bounds__(Threads)
     certify_first_kernel(kernel_params<RC> pc, typename RC::accumulator fc, kernel_params<RE> pe,
