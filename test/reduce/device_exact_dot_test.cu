@@ -83,8 +83,9 @@ std::vector<std::int64_t> dot_sizes() {
   return {1, 2, 3, 17, 255, 256, 257, 2049, 4097, 8191, 8193, 100000, 1000003};
 }
 
-// Dot into float with the certify-first pass (inputs of at most 16 KB: reduce/device.cuh's
-// certify_first_of) and with the exact pass alone: the same bits, correctly rounded where finite.
+// Dot into float with the certify-first pass (reduce/device.cuh's certify_first_of: one block up
+// to 16 KB, a cooperative grid beyond) and with the exact pass alone: the same bits, correctly
+// rounded where finite.
 template <class X, class Y>
 void check_certify_first(const typed_data<X>& x, const typed_data<Y>& y, std::size_t ox,
                          std::size_t oy, bool finite = true) {

@@ -421,9 +421,9 @@ TEST_SUITE("gpu") {
     CHECK(bits_of(run_exact<double>(op::sum, z1, 0)) == 0u);
   }
 
-  // Sum and Asum into float with the certify-first pass (inputs of one block: reduce/device.cuh's
-  // certify_first_of) and with the exact pass alone: the same bits, correctly rounded (checked
-  // where the exact sum is finite).
+  // Sum and Asum into float with the certify-first pass (reduce/device.cuh's certify_first_of: one
+  // block, or a cooperative grid) and with the exact pass alone: the same bits, correctly rounded
+  // (checked where the exact sum is finite).
   template <class T>
   void check_certify_first(const typed_data<T>& x, std::size_t offset, bool finite = true) {
     for (op o : {op::sum, op::asum}) {
