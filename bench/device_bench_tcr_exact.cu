@@ -154,13 +154,15 @@ void add_spread_variant() {
   cases().push_back(std::move(c));
 }
 
-// The exact pass alone where the default certifies a compensated result first (one-block
-// inputs into float: Sum, Asum, Dot; detail::device::certify_first_enabled):
+// The exact pass alone where the default certifies a double-word result first (Sum, Asum, Dot,
+// Nrm2 of the float-range types; Sum, Asum of doubles; detail::device::certify_first_enabled):
 // "tcr.correctly_rounded.exactonly", to compare in one run.
 template <class In>
 void add_exact_only() {
   using Out = result_t<In>;
-  for (op_kind op : {op_kind::sum, op_kind::asum, op_kind::dot}) {
+  for (op_kind op : {op_kind::sum, op_kind::asum, op_kind::dot, op_kind::nrm2}) {
+    if (std::is_same_v<In, double> && (op == op_kind::dot || op == op_kind::nrm2))
+      continue; // (no exact Dot or Nrm2 of doubles)
     bench_case c;
     c.op = op;
     c.type = dtype_of<In>();
@@ -168,18 +170,23 @@ void add_exact_only() {
     c.note = std::string("tcr::DeviceReduce::") +
              (op == op_kind::sum    ? "Sum"
               : op == op_kind::asum ? "Asum"
-                                    : "Dot") +
+              : op == op_kind::dot  ? "Dot"
+                                    : "Nrm2") +
              ", accuracy correctly_rounded, the exact pass alone (no certify-first)";
     c.call = [op](void* temp, std::size_t& bytes, const call_args& a) {
       const ReduceOptions options{Accuracy::correctly_rounded, Engine::automatic};
       const auto* x = static_cast<const In*>(a.x);
       auto* out = static_cast<Out*>(a.out);
       dk::certify_first_enabled = false;
-      const cudaError_t e =
-          op == op_kind::sum    ? DeviceReduce::Sum(temp, bytes, x, out, a.n, a.stream, options)
-          : op == op_kind::asum ? DeviceReduce::Asum(temp, bytes, x, out, a.n, a.stream, options)
-                                : DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y),
-                                                    out, a.n, a.stream, options);
+      cudaError_t e = cudaErrorNotSupported;
+      if (op == op_kind::sum)
+        e = DeviceReduce::Sum(temp, bytes, x, out, a.n, a.stream, options);
+      else if (op == op_kind::asum)
+        e = DeviceReduce::Asum(temp, bytes, x, out, a.n, a.stream, options);
+      else if constexpr (!std::is_same_v<In, double>)
+        e = op == op_kind::dot ? DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y), out,
+                                                   a.n, a.stream, options)
+                               : DeviceReduce::Nrm2(temp, bytes, x, out, a.n, a.stream, options);
       dk::certify_first_enabled = true;
       return e;
     };
@@ -205,6 +212,7 @@ const case_adder add{[] {
   add_exact_only<__half>();
   add_exact_only<__nv_bfloat16>();
   add_exact_only<__nv_fp8_e4m3>();
+  add_exact_only<double>();
 }};
 
 } // namespace

@@ -88,3 +88,8 @@ if(TCR_CUB35_INCLUDE)
   target_link_libraries(tcr_bench_cub35 PRIVATE benchmark::benchmark CUDA::cudart)
   add_test(NAME bench.cub35_cases COMMAND tcr_bench_cub35 --tcr_list)
 endif()
+
+# Diagnostics of the certify-first grid's phases (bench/certify_probe.cu): not built by default,
+# it calls internals of reduce/detail/ (reduce_block, certify_first_of).
+add_executable(tcr_certify_probe EXCLUDE_FROM_ALL certify_probe.cu)
+target_link_libraries(tcr_certify_probe PRIVATE tcr::tcr CCCL::CCCL CUDA::cudart)

@@ -562,20 +562,36 @@ struct certified_exact : Inner {
   }
 };
 
+// The exact modes' certify-first pass for double results (certify_first_accumulator's finish):
+// the exact result s lies in [hi + lo - error_bound, hi + lo + error_bound], hi + lo unrounded
+// (hi = RN(hi + lo)). decides_double tells whether that interval decides RN_double(s).
+struct certified_double_word {
+  double hi = 0.0;
+  double lo = 0.0;
+  double error_bound = 0.0;
+};
+
 // The exact modes' certify-first pass (reduce/device.cuh's certify_first_of): Sum, Asum and Dot
-// of float-range inputs (every input type but double) into certified<double>, lighter than
-// certified_accumulator (about nine double operations per input). Each input p, widened exactly
-// (Dot: the product of two widened factors, exact in double: at most 48 significant bits, its
-// magnitude 0 or in [2^-298, 2^256]), enters a double-word (s, c): (s, e) = two_sum(s, p)
-// exactly, c = RN(c + e), and b, rounded upward, grows by u |c| (u = 2^-53) for that rounding.
-// A merge: (s, e) = two_sum(s1, s2), t = RN(c1 + c2), c = RN(t + e), b = b1 + b2 + u |t| + u |c|.
-// The result: value = RN(s + c), error_bound = RU(b + u |value|). Every quantity is a multiple of
-// 2^-298 (of 2^-149 for sums) below 2^300 in magnitude, so every addition is exact or rounds a
-// normal result, with |RN(x) - x| <= u |RN(x)|: hence |s + c - (exact sum)| <= b at every step
-// and |value - exact| <= error_bound. Overflow cannot happen; Inf or NaN inputs make the value
-// NaN or infinite (and the bound with it). Tightness: |c| <= u N S after N inputs (S the sum of
-// their magnitudes), so error_bound <= u |value| (1 + 2^-50) + 2 N^2 u^2 S (1 + 2^-50): for one
-// block (N <= 2^16) at most 2^-53 |value| + 2^-73 S.
+// into certified<double> (a float result's certificate) or certified_double_word (a double
+// result's), lighter than certified_accumulator (about nine double operations per input).
+// Each input p (float-range inputs widened exactly; Dot: the product of two widened factors,
+// exact in double: at most 48 significant bits, its magnitude 0 or in [2^-298, 2^256]; Sum and
+// Asum of doubles as they are) enters a double-word (s, c): (s, e) = two_sum(s, p) exactly,
+// c = RN(c + e), and b, rounded upward, grows by u |c| (u = 2^-53) for that rounding. A merge:
+// (s, e) = two_sum(s1, s2), t = RN(c1 + c2), c = RN(t + e), b = b1 + b2 + u |t| + u |c|.
+// Why |s + c - (exact sum)| <= b at every step: a double addition is exact where its result is
+// subnormal (both operands are multiples of 2^-1074), and otherwise |RN(x) - x| <= u |RN(x)|;
+// two_sum is exact while its sum s is finite (Boldo, Graillat and Muller 2017: 2Sum does not
+// overflow in its later operations then), and everything is finite until the first overflow.
+// An overflow (of s, c, b or inside two_sum; only possible for double inputs, since float-range
+// quantities stay below 2^300) makes an Inf or NaN that every later operation keeps (sums of
+// finite values with Inf or NaN, no products of zero and Inf), so the result is not finite and
+// decides nothing. Inf or NaN inputs likewise.
+// The results: for a float result, value = RN(s + c), error_bound = RU(b + u |value|); for a
+// double result, (hi, lo) = two_sum(s, c) exactly, error_bound = b. Tightness: |c| <= u N S after
+// N inputs (S the sum of their magnitudes), so b <= 2 N^2 u^2 S (1 + 2^-50) (plus N 2^-1074,
+// the upward roundings of tiny terms): for a float result error_bound <= 2^-53 |value| (1 +
+// 2^-50) + b, for one block (N <= 2^16) at most 2^-53 |value| + 2^-73 S.
 struct certify_first_accumulator {
   struct partial_type {
     double s;
@@ -594,27 +610,27 @@ struct certify_first_accumulator {
     c = detail::add_rn(c, t.error);
     b = detail::fma_ru(0x1p-53, detail::abs(c), b);
   }
-  template <class X, int N>
-  TCR_HD void add(const X (&x)[N]) {
-    static_assert(!std::is_same_v<X, double>, "tcr::certify_first_accumulator: float-range inputs");
+  // Sum (Abs false) and Asum (Abs true) of any input type: widened exactly.
+  template <bool Abs, class X, int N>
+  TCR_HD void add_sum_inputs(const X (&x)[N]) {
     double a[N];
     widen_all(x, a); // exact
     TCR_UNROLL
     for (int i = 0; i < N; ++i)
-      add_exact(a[i]);
+      add_exact(Abs ? detail::abs(a[i]) : a[i]);
+  }
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    add_sum_inputs<false>(x);
   }
   template <class X, int N>
   TCR_HD void add_magnitudes(const X (&x)[N]) {
-    double a[N];
-    widen_all(x, a);
-    TCR_UNROLL
-    for (int i = 0; i < N; ++i)
-      add_exact(detail::abs(a[i]));
+    add_sum_inputs<true>(x);
   }
   template <class X, class Y, int N>
   TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
     static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
-                  "tcr::certify_first_accumulator: float-range inputs");
+                  "tcr::certify_first_accumulator: Dot of float-range inputs (exact products)");
     double a[N], g[N];
     widen_all(x, a);
     widen_all(y, g);
@@ -633,17 +649,38 @@ struct certify_first_accumulator {
   }
   template <class Out>
   TCR_HD Out finish(const partial_type& p) const {
-    static_assert(std::is_same_v<Out, certified<double>>,
-                  "tcr::certify_first_accumulator: the result is tcr::certified<double>");
+    static_assert(std::is_same_v<Out, certified<double>> ||
+                      std::is_same_v<Out, certified_double_word>,
+                  "tcr::certify_first_accumulator: the result is tcr::certified<double> or "
+                  "tcr::certified_double_word");
     Out r;
-    r.value = detail::add_rn(p.s, p.c);
-    r.error_bound = detail::is_finite(r.value) ? detail::fma_ru(0x1p-53, detail::abs(r.value), p.b)
-                                               : detail::nonfinite_bound(r.value);
+    if constexpr (std::is_same_v<Out, certified<double>>) {
+      r.value = detail::add_rn(p.s, p.c);
+      r.error_bound = detail::is_finite(r.value)
+                          ? detail::fma_ru(0x1p-53, detail::abs(r.value), p.b)
+                          : detail::nonfinite_bound(r.value);
+    } else {
+      const eft<double> t = two_sum(p.s, p.c);
+      r.hi = t.value;
+      r.lo = t.error;
+      r.error_bound = p.b;
+    }
     return r;
   }
   template <class Out>
   TCR_HD Out empty_result() const {
     return Out{};
+  }
+};
+
+// Nrm2's certify-first pass: the sum of squares x_i^2 of float-range inputs (each exact in double,
+// as the Dot's products), otherwise certify_first_accumulator. Its result is a
+// certified_double_word of the sum of squares.
+struct certify_first_squares : certify_first_accumulator {
+  using certify_first_accumulator::add;
+  template <class X, int N>
+  TCR_HD void add(const X (&x)[N]) {
+    certify_first_accumulator::add(x, x);
   }
 };
 
@@ -657,6 +694,26 @@ TCR_HD bool decides_float(const certified<double>& c, float& f) {
   const float f_hi = static_cast<float>(hi);
   f = f_lo;
   return f_lo == f_hi && f_lo != 0.0f && detail::is_finite(f_lo);
+}
+
+// Whether c decides RN_double(s) for every s in [hi + lo - b, hi + lo + b]: RN_double(s) = hi for
+// every s strictly inside hi's rounding interval (hi - d- / 2, hi + d+ / 2), d- and d+ the
+// spacings to hi's neighbours below and above (exact differences of adjacent doubles; either
+// endpoint is a tie, left undecided). So it decides where RU(lo + b) < d+ / 2 and RD(lo - b) >
+// -d- / 2, compared as 2 RU(lo + b) < d+ (doubling is exact below the overflow, and an Inf
+// compares false). hi = 0 (the zero rule), |hi| = DBL_MAX (whose upper half-spacing reaches the
+// overflow threshold), Inf and NaN (an overflow on the way, or such inputs) are not decided.
+TCR_HD bool decides_double(const certified_double_word& c, double& d) {
+  d = c.hi;
+  constexpr double dbl_max = 0x1.fffffffffffffp+1023;
+  if (!(detail::abs(c.hi) < dbl_max) || c.hi == 0.0 || !detail::is_finite(c.lo) ||
+      !detail::is_finite(c.error_bound))
+    return false;
+  const double up = detail::next_up(c.hi) - c.hi;             // d+, exact
+  const double down = c.hi - (-detail::next_up(-c.hi));       // d-, exact
+  const double above = detail::add_ru(c.lo, c.error_bound);   // >= lo + b
+  const double below = -detail::add_ru(-c.lo, c.error_bound); // <= lo - b
+  return 2.0 * above < up && 2.0 * below > -down;
 }
 
 } // namespace tcr

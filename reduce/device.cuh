@@ -52,11 +52,13 @@
 // bits binned by exponent); Dot and Nrm2 of the float-range types, in any pairing (products exact
 // in double); Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
 // cudaErrorNotSupported. How, and the proofs: compensated/exact_binned.cuh, compensated/exact.cuh.
-// Sum, Asum and Dot into a float first run a certified double-word pass (certify_first_accumulator
-// in compensated/certified.cuh: the value with a rigorous error bound) and return its float where
-// every value within the bound rounds to it, which is then the exact sum's rounding; only where
-// it does not (exact ties, condition numbers from about 1e16 up, zero, Inf or NaN results) does
-// the exact pass run, in the same kernel: the same bits either way, the input read once more.
+// Sum, Asum, Dot and Nrm2 into a float or a double (of doubles: Sum and Asum) first run a
+// certified double-word pass (certify_first_accumulator in compensated/certified.cuh: the value
+// with a rigorous error bound; Nrm2: of the sum of squares) and return its rounding where every
+// value within the bound rounds to it, which is then the exact sum's rounding (Nrm2: the root of
+// RN_double of the sum of squares); only where it does not (exact ties, condition numbers from
+// about 1e16 up for float results, zero, Inf or NaN results, an overflow on the way) does the
+// exact pass run, in the same kernel: the same bits either way, the input read once more.
 // Beyond one block this pass is a cooperative launch (every block resident at once; capturable
 // in a graph; a device that refuses it gets the plain exact grid).
 // A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
@@ -361,8 +363,8 @@ kernel_params<R> params_for(const XS& x, const YS& y, const OutIt& out, std::int
 }
 
 // Tests and benchmarks: false makes the next launches from this host thread run the exact modes'
-// Sum, Asum and Dot into float through the exact pass alone (one block: certify_first_kernel's
-// `certify`; grids: the plain exact grid).
+// certify-first calls (certify_first_of) through the exact pass alone (one block:
+// certify_first_kernel's `certify`; grids: the plain exact grid).
 inline thread_local bool certify_first_enabled = true;
 
 // One block of Threads threads (at most MaxBytes bytes of the wider operand) through
@@ -378,7 +380,7 @@ cudaError_t launch_certify_first(const kernel_params<R>& p, cudaStream_t stream,
   kernel_params<RC> pc =
       params_for<RC>(p.x, p.y, static_cast<typename RC::out_iterator>(nullptr), p.n);
   split_vector_region<RC>(pc);
-  certify_first_kernel<RC, R, Threads, unroll_c, Unroll>
+  certify_first_kernel<RC, R, typename First::decision, Threads, unroll_c, Unroll>
       <<<1, Threads, 0, stream>>>(pc, typename RC::accumulator{}, p, fresh,
                                   certify_first_enabled && p.n > 0 && p.n <= First::max_items);
   return cudaPeekAtLastError();
@@ -495,8 +497,9 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
   if constexpr (certifies_grid<First>::value) {
     if (certify_first_enabled && n <= First::max_grid_items && cooperative_launch(device)) {
-      constexpr auto kernel = certify_first_grid_kernel<typename First::type, R, c.threads,
-                                                        First::grid_unroll, c.unroll>;
+      constexpr auto kernel =
+          certify_first_grid_kernel<typename First::type, R, typename First::decision, c.threads,
+                                    First::grid_unroll, c.unroll>;
       const int grid = grid_for(resident_blocks<kernel, c.threads>(device));
       p.key = arrival_key(base, grid);
       kernel_params<typename First::type> pc = params_for<typename First::type>(
@@ -505,8 +508,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
       pc.partials = reinterpret_cast<unsigned char*>(base + header_bytes) +
                     (temp_bytes_for<P>(n, eb) - storage_align - header_bytes);
       typename First::type::accumulator fc{};
-      bool on = true;
-      void* args[] = {&pc, &fc, &p, const_cast<typename R::accumulator*>(&fresh), &on};
+      void* args[] = {&pc, &fc, &p, const_cast<typename R::accumulator*>(&fresh)};
       const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(unsigned(grid)),
                                                         dim3(c.threads), args, 0, stream);
       if (e != cudaErrorCooperativeLaunchTooLarge)
@@ -649,46 +651,82 @@ struct exact_plan {
       std::is_same_v<typename R::x_type, double> ? 128 : 256};
 };
 
+// The certify-first decisions (Decision of certify_first_kernel, certify_first_grid_kernel):
+// whether the certificate decides the exact modes' result, and that result. Sum, Asum, Dot: the
+// exact sum's rounding to float (decides_float) or double (decides_double).
+struct decide_rounding {
+  TCR_HD static bool apply(const certified<double>& c, float& r) { return decides_float(c, r); }
+  TCR_HD static bool apply(const certified_double_word& c, double& r) {
+    return decides_double(c, r);
+  }
+};
+// Nrm2: the exact modes' norm is sqrt(RN_double(s)) rounded to Out (detail::exact_norm_result,
+// compensated/exact.cuh), s the sum of squares; where the certificate of s decides RN_double(s),
+// the same function of it is the result.
+struct decide_norm {
+  template <class Out>
+  TCR_HD static bool apply(const certified_double_word& c, Out& r) {
+    double d = 0.0;
+    if (!decides_double(c, d))
+      return false;
+    r = tcr::detail::exact_norm_result<Out>(d);
+    return true;
+  }
+};
+
 // The exact modes' certify-first pass (certify_first_kernel and, beyond one block,
-// certify_first_grid_kernel in reduce/detail/device_kernel.cuh): Sum, Asum and Dot into a float.
-// A certified double-word reduction of the same sources (certify_first_accumulator, compensated/
-// certified.cuh) decides RN_float(s) where its interval allows, and the exact pass runs only
+// certify_first_grid_kernel in reduce/detail/device_kernel.cuh) for results of type float or
+// double: Sum, Asum, Dot and Nrm2 of the float-range types, Sum and Asum of doubles.
+// A certified double-word reduction of the same sources (certify_first_accumulator, or
+// certify_first_squares for Nrm2: compensated/certified.cuh) decides the exact modes' result
+// where its interval allows (Decision: decide_rounding, decide_norm), and the exact pass runs only
 // where it does not, in the same kernel; the result's bits are the exact pass's either way. A
 // grid that cannot decide reads its input twice (the certified pass, then the exact one): about
-// twice the exact pass's time on such data (exact ties, condition numbers from about 1e16 up, a
-// zero, Inf or NaN result). Nrm2 is left out: its exact
-// result is RN_float(sqrt_rn(RN_double(s))) (compensated/exact_binned.cuh), which a certificate of
-// the norm does not decide. Sums of half and fp8 inputs certify up to max_items elements only:
+// twice the exact pass's time on such data (exact ties, condition numbers from about 1e16 up for
+// float results, a zero, Inf or NaN result, an overflow on the way). Sums of half and fp8 inputs
+// certify up to max_items elements only:
 // their exact pass is cheap (small exact chunk sums), and the certificate's nine double operations
 // per input cost more from there (H100, 2026-12-05, cold L2, certify-first against the exact pass
 // alone: f32 Sum 2^10 3.42 / 5.09 us, 2^14 4.84 / 6.74; bf16 2^15 6.22 / 7.58; f16 2^13 3.96 /
 // 4.12 but 2^14 5.29 / 5.07, 2^15 5.77 / 5.20; e4m3 2^12 3.68 / 3.87, 2^13 4.09 / 3.96, 2^15
 // 6.39 / 5.04; Dot f32 2^12 3.84 / 8.93, e4m3 2^14 5.93 / 10.83; CUB 2.6-5.4 us;
-// bench/results/2026-12-05-h100-s20/call1/).
+// bench/results/2026-12-05-h100-s20/call1/). Not measured yet (2026-12-05, session 21, no GPU):
+// double results, Sum and Asum of doubles, and Nrm2 (whose exact pass takes 0.28-0.76 of CUB's
+// time on the H200: the products' bins, like the Dot's, whose certify-first pass was 1.04-1.67x
+// as fast); enabled at every size as the Dot is.
 template <op_kind Op, class X, class Y, class Out, class XS, class YS>
 struct certify_first_of {
   static constexpr bool binary = Op == op_kind::dot;
-  static constexpr bool enabled = std::is_same_v<Out, float> && Op != op_kind::nrm2 &&
-                                  !std::is_same_v<X, double> && !std::is_same_v<Y, double>;
-  static constexpr std::int64_t max_items =
-      binary || std::is_same_v<X, float> || std::is_same_v<X, __nv_bfloat16>
-          ? std::numeric_limits<std::int64_t>::max()
-      : std::is_same_v<X, __half> ? std::int64_t(1) << 13
-                                  : std::int64_t(1) << 12;
+  static constexpr bool norm = Op == op_kind::nrm2;
+  static constexpr bool doubles = std::is_same_v<X, double> || std::is_same_v<Y, double>;
+  static constexpr bool f64_sum = !binary && !norm && std::is_same_v<X, double>;
+  static constexpr bool enabled =
+      (std::is_same_v<Out, float> || std::is_same_v<Out, double>)&&(!doubles || f64_sum);
+  static constexpr bool cheap_exact_sum =
+      !binary && !norm &&
+      (std::is_same_v<X, __half> || std::is_same_v<X, __nv_fp8_e4m3> ||
+       std::is_same_v<X, __nv_fp8_e5m2>);
+  static constexpr std::int64_t max_items = !cheap_exact_sum
+                                                ? std::numeric_limits<std::int64_t>::max()
+                                            : std::is_same_v<X, __half> ? std::int64_t(1) << 13
+                                                                        : std::int64_t(1) << 12;
   // Grid inputs (certify_first_grid_kernel, launched cooperatively): up to max_grid_items
   // elements, grid_unroll vectors per operand in flight. Against the exact pass alone (H100,
   // 2026-12-05, bench/results/2026-12-05-h100-s20/call2/): f32 Sum 1.04-1.34x as fast up to 2^21
   // (2^18: 6.17 against 8.22 us, CUB 5.45), the same from 2^22; Dot of every type 1.04-1.67x;
   // bfloat16 Sum 1.09-1.23x at 2^18..2^21, 0.91-0.98x at 2^16, 2^17, 2^22 and 2^30 (its exact
   // pass is cheap at the ends): up to 2^21 only. Half and fp8 sums stay on the exact pass.
-  static constexpr bool grid =
-      binary || std::is_same_v<X, float> || std::is_same_v<X, __nv_bfloat16>;
+  static constexpr bool grid = !cheap_exact_sum;
   static constexpr std::int64_t max_grid_items =
-      std::is_same_v<X, __nv_bfloat16> && !binary ? std::int64_t(1) << 21 : max_items;
+      std::is_same_v<X, __nv_bfloat16> && !binary && !norm ? std::int64_t(1) << 21 : max_items;
   static constexpr int grid_unroll = binary ? 2 : 4;
-  using type = reduction<certify_first_accumulator, X, std::conditional_t<binary, Y, void>,
-                         certified<double>, Op == op_kind::asum, XS,
-                         std::conditional_t<binary, YS, const X*>, certified<double>*>;
+  using out_type = std::conditional_t<std::is_same_v<Out, float> && !norm, certified<double>,
+                                      certified_double_word>;
+  using decision = std::conditional_t<norm, decide_norm, decide_rounding>;
+  using accumulator = std::conditional_t<norm, certify_first_squares, certify_first_accumulator>;
+  using type =
+      reduction<accumulator, X, std::conditional_t<binary, Y, void>, out_type, Op == op_kind::asum,
+                XS, std::conditional_t<binary, YS, const X*>, out_type*>;
 };
 
 // Sum, Asum, Dot, Nrm2 in the exact modes. Dot and Nrm2 of double operands and Nrm2 into df32 or

@@ -586,19 +586,26 @@ __global__ void __launch_bounds__(Threads)
   reduce_block<R, Threads, Unroll, E, Grid>(p, fresh);
 }
 
-// The exact modes' one-block inputs into a float (reduce/device.cuh, run_exact): where `certify`,
-// first a certified reduction RC of the same data into a certified<double> {v, b} in shared
-// memory, |v - s| <= b for the exact result s (compensated/certified.cuh's
-// certify_first_accumulator: b is at most about 2^-53 |v| + 2^-73 S, S the sum of magnitudes).
-// RD(v - b) <= s <= RU(v + b) and RN_float is monotone, so where RN_float(RD(v - b)) equals
-// RN_float(RU(v + b)), that float is RN_float(s) (decides_float): the exact modes' result, the
-// same bits as the exact reduction RE gives. Otherwise (s within b of a float midpoint: exact
-// ties, and for generic data with probability at most about 2^-29 + 2^-49 cond, the running
-// bound being usually far below its worst case; a zero, Inf or NaN, whose sign and special cases
-// the exact path decides) RE runs over the same data (now in L2) in the same block. The decision
-// reads one shared value: block-uniform. RC's one pass has all the block's vectors in flight
-// (UnrollC) and no bins, block combine of limbs or exact rounding.
-template <class RC, class RE, int Threads, int UnrollC, int UnrollE>
+// The exact modes' one-block inputs into a float or a double (reduce/device.cuh, run_exact;
+// Sum, Asum, Dot, Nrm2):
+// where `certify`, first a certified reduction RC of the same data into shared memory
+// (compensated/certified.cuh's certify_first_accumulator). For a float result, a
+// certified<double> {v, b}: |v - s| <= b for the exact result s, b at most about 2^-53 |v| +
+// 2^-73 S (S the sum of magnitudes); RD(v - b) <= s <= RU(v + b) and RN_float is monotone, so
+// where RN_float(RD(v - b)) equals RN_float(RU(v + b)), that float is RN_float(s)
+// (decides_float). For a double result and for Nrm2's sum of squares s, a certified_double_word
+// {hi, lo, b} with s in
+// [hi + lo - b, hi + lo + b], which decides RN_double(s) = hi where that interval lies strictly
+// inside hi's rounding interval (decides_double); Nrm2's result is then the norm's rounding of
+// sqrt(RN_double(s)). Decision::apply(certificate, result) says which (reduce/device.cuh's
+// decide_rounding, decide_norm). Either way the exact modes' result, the same bits as the exact
+// reduction RE gives. Otherwise (s within b of a midpoint: exact ties, and for
+// generic data with a probability that grows with the condition number, the running bound being
+// usually far below its worst case; a zero, Inf or NaN, whose sign and special cases the exact
+// path decides; an overflow on the way) RE runs over the same data (now in L2) in the same
+// block. The decision reads one shared value: block-uniform. RC's one pass has all the block's
+// vectors in flight (UnrollC) and no bins, block combine of limbs or exact rounding.
+template <class RC, class RE, class Decision, int Threads, int UnrollC, int UnrollE>
 __global__ void __launch_bounds__(Threads)
     certify_first_kernel(kernel_params<RC> pc, typename RC::accumulator fc, kernel_params<RE> pe,
                          typename RE::accumulator fe, bool certify) {
@@ -607,8 +614,8 @@ __global__ void __launch_bounds__(Threads)
     pc.out = &s_cert;
     reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, false>(pc, fc);
     __syncthreads();
-    float f;
-    if (decides_float(s_cert, f)) { // compensated/certified.cuh (found by argument lookup)
+    typename RE::out_type f;
+    if (Decision::apply(s_cert, f)) {
       if (threadIdx.x == 0)
         write_result(pe.out, f);
       return;
@@ -621,39 +628,38 @@ __global__ void __launch_bounds__(Threads)
 // cooperatively, so that every block is resident at once and may wait for the others. Each block
 // stores its certified partial (RC, at pc.partials[blockIdx.x]); after a grid-wide barrier every
 // block merges all of them in block order and combines them (the same code and order in every
-// block: every block reaches the same decision). Where decides_float decides, block 0 writes the
-// float and the grid returns; otherwise every block runs the exact grid reduction RE (its own
+// block: every block reaches the same decision). Where the certificate decides, block 0 writes
+// the result and the grid returns; otherwise every block runs the exact grid reduction RE (its own
 // arrival word and partials, pe) over the same data.
-template <class RC, class RE, int Threads, int UnrollC, int UnrollE>
+template <class RC, class RE, class Decision, int Threads, int UnrollC, int UnrollE>
 __global__ void __launch_bounds__(Threads)
     certify_first_grid_kernel(kernel_params<RC> pc, typename RC::accumulator fc,
-                              kernel_params<RE> pe, typename RE::accumulator fe, bool certify) {
+                              kernel_params<RE> pe, typename RE::accumulator fe) {
   using PC = typename RC::accumulator::partial_type;
+  using Out = typename RE::out_type;
   using Block =
       BlockReduce<PC, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   __shared__ typename Block::TempStorage s_merge;
   __shared__ bool s_decided;
-  __shared__ float s_value;
-  if (certify) {
-    reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, true, true>(pc, fc);
-    cooperative_groups::this_grid().sync(); // every partial stored and visible
-    const PC* g_parts = reinterpret_cast<const PC*>(pc.partials);
-    PC r_merged = fc.partial();
-    for (int b = threadIdx.x; b < int(gridDim.x); b += Threads)
-      r_merged = fc.merge(r_merged, load_cg(g_parts + b));
-    const PC total =
-        Block(s_merge).Reduce(r_merged, [&](const PC& a, const PC& b) { return fc.merge(a, b); });
-    if (threadIdx.x == 0) {
-      float f = 0.0f;
-      s_decided = decides_float(fc.template finish<typename RC::out_type>(total), f);
-      s_value = f;
-    }
-    __syncthreads();
-    if (s_decided) {
-      if (blockIdx.x == 0 && threadIdx.x == 0)
-        write_result(pe.out, s_value);
-      return;
-    }
+  __shared__ Out s_value;
+  reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, true, true>(pc, fc);
+  cooperative_groups::this_grid().sync(); // every partial stored and visible
+  const PC* g_parts = reinterpret_cast<const PC*>(pc.partials);
+  PC r_merged = fc.partial();
+  for (int b = threadIdx.x; b < int(gridDim.x); b += Threads)
+    r_merged = fc.merge(r_merged, load_cg(g_parts + b));
+  const PC total =
+      Block(s_merge).Reduce(r_merged, [&](const PC& a, const PC& b) { return fc.merge(a, b); });
+  if (threadIdx.x == 0) {
+    Out v{};
+    s_decided = Decision::apply(fc.template finish<typename RC::out_type>(total), v);
+    s_value = v;
+  }
+  __syncthreads();
+  if (s_decided) {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+      write_result(pe.out, s_value);
+    return;
   }
   reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, true>(pe, fe);
 }

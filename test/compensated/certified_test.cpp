@@ -439,6 +439,173 @@ TEST_CASE("certify-first: covers, tight, decides the rounding where it may, neve
   CHECK(!check_certify_first<kind::sum>(std::vector<float>{1.0f, inf}, {}, 2));
 }
 
+// The certify-first pass for double results (Sum, Asum of doubles: certified_double_word,
+// decides_double): hi + lo is within the bound of the exact sum, the bound is within
+// 2 N^2 u^2 S (1 + 2^-40) plus the upward roundings of tiny terms, and where decides_double
+// decides, its double is the exact sum rounded to nearest even (mpfr_get_d); an exact tie (a
+// double midpoint in the normal range) is never decided. Returns whether it decided.
+// Also float inputs into a double result (Sum, Asum) and Nrm2's sum of squares
+// (certify_first_squares), whose RN_double the exact modes' norm takes the root of.
+template <kind K, class X>
+bool check_certify_first_f64(const std::vector<X>& x, int threads) {
+  INFO("certify-first f64, kind ", int(K), ", n ", x.size(), ", threads ", threads);
+  const std::vector<double> dx = doubles(x);
+  std::vector<double> ax = dx;
+  for (double& v : ax)
+    v = std::fabs(v);
+  const mp s = K == kind::nrm2 ? tcr::test::exact_dot(dx, dx)
+                               : tcr::test::exact_sum(K == kind::asum ? ax : dx);
+  const mp S = K == kind::nrm2 ? s : tcr::test::exact_sum(ax);
+  using Acc = std::conditional_t<K == kind::nrm2, tcr::certify_first_squares,
+                                 tcr::certify_first_accumulator>;
+  const tcr::certified_double_word c =
+      reduce_host<tcr::certified_double_word, K>(Acc{}, x, std::vector<X>{}, threads);
+  INFO("hi ", c.hi, ", lo ", c.lo, ", bound ", c.error_bound, ", exact ", s.to_double());
+  const bool finite = std::isfinite(c.hi) && std::isfinite(c.lo) && std::isfinite(c.error_bound);
+  if (finite) {
+    mp d(mp::exact_dot_bits + 64); // s - hi - lo, exactly
+    mpfr_sub_d(d.get(), s.get(), c.hi, MPFR_RNDN);
+    mpfr_sub_d(d.get(), d.get(), c.lo, MPFR_RNDN);
+    mpfr_abs(d.get(), d.get(), MPFR_RNDN);
+    CHECK(mpfr_cmp_d(d.get(), c.error_bound) <= 0);
+    CHECK(std::fabs(c.lo) <= 0.5 * (std::nextafter(std::fabs(c.hi), INFINITY) - std::fabs(c.hi)));
+    const double N = static_cast<double>(x.size());
+    const double claim = 2 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 4 * N * 0x1p-1074;
+    CHECK(c.error_bound <= claim);
+  }
+  double r = 0.0;
+  const bool decided = tcr::decides_double(c, r);
+  if (decided) {
+    CHECK(finite);
+    const double want = s.to_double();
+    CHECK(std::memcmp(&r, &want, sizeof r) == 0);
+  }
+  mp t54(54), t53(53);
+  const bool tie = mpfr_set(t54.get(), s.get(), MPFR_RNDN) == 0 &&
+                   mpfr_set(t53.get(), s.get(), MPFR_RNDN) != 0 &&
+                   std::fabs(s.to_double()) > 0x1p-1021;
+  if (tie)
+    CHECK(!decided);
+  return decided || tie;
+}
+
+TEST_CASE("certify-first, double results: covers, tight, decides where it may, never a tie") {
+  int decided = 0, cases = 0;
+  for (double cond : {1e0, 1e4, 1e8, 1e16, 1e24, 1e32}) {
+    for (std::size_t n : {7, 100, 5000, 65536}) {
+      const std::uint64_t seed = 7 * n + static_cast<std::uint64_t>(std::log10(cond));
+      INFO("cond ", cond, ", seed ", seed);
+      const int threads = int(n % 255) + 1;
+      const std::vector<double> x = tcr::test::gen_sum<double>(n, cond, seed);
+      const bool sum = check_certify_first_f64<kind::sum>(x, threads);
+      CHECK(check_certify_first_f64<kind::asum>(x, threads)); // condition 1
+      if (cond <= 1e4) // undecided with probability about u N^1.5 cond at most
+        CHECK(sum);
+      decided += sum;
+      ++cases;
+    }
+  }
+  MESSAGE("certify-first (double results) decided ", decided, " of ", cases, " GenSum cases");
+  // The whole exponent range (subnormals, values near overflow: sums that overflow on the way
+  // are not finite, hence undecided).
+  rng64 rng(23);
+  for (int rep = 0; rep < 40; ++rep) {
+    const std::size_t n = static_cast<std::size_t>(rng.integer(1, 5000));
+    const int lo = rep % 4 == 0 ? -1074 : rep % 4 == 1 ? 900 : -1074;
+    const int hi = rep % 4 == 0 ? -1000 : rep % 4 == 1 ? 1023 : 1023;
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = std::ldexp(rng.uniform() + 1, int(rng.integer(lo, hi)) - 1);
+      x[i] = std::isfinite(v) ? v : std::numeric_limits<double>::max();
+      if (rng.coin())
+        x[i] = -x[i];
+    }
+    check_certify_first_f64<kind::sum>(x, 64);
+    check_certify_first_f64<kind::asum>(x, 64);
+  }
+  // Subnormal-only data: every addition exact, the bound 0, always decided unless zero.
+  {
+    std::vector<double> x(3001);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = (rng.coin() ? 1 : -1) * std::ldexp(double(rng.integer(1, 1 << 20)), -1074);
+    CHECK(check_certify_first_f64<kind::sum>(x, 64));
+  }
+  // Near overflow with a finite exact sum: the running sum overflows, nothing is decided.
+  {
+    const double m = std::numeric_limits<double>::max();
+    const std::vector<double> x = {m, m, -m, 0.5, -m, 1.0};
+    double r = 0.0;
+    CHECK(!tcr::decides_double(reduce_host<tcr::certified_double_word, kind::sum>(
+                                   tcr::certify_first_accumulator{}, x, std::vector<double>{}, 1),
+                               r));
+    CHECK(!check_certify_first_f64<kind::sum>(std::vector<double>{m, m}, 2)); // overflows
+  }
+  // Exact ties (1 + 2^-53, 1 + 3 * 2^-53) are never decided; just off a tie (by 2^-100) it may
+  // be, correctly (no rounding of the value widens a double result's bound); zero sums, Inf and
+  // NaN are not.
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> x(1001, 0.0);
+    for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
+      x[i] = std::ldexp(1 + rng.uniform(), int(rng.integer(-40, 40)));
+      x[i + 1] = -x[i];
+    }
+    x[1000] = 1.0;
+    x[0] = k == 1 ? 3 * 0x1p-53 : 0x1p-53;
+    x[1] = k == 2 ? 0x1p-100 : 0.0;
+    INFO("tie ", k);
+    const bool counted = check_certify_first_f64<kind::sum>(x, 33); // decided rightly, or a tie
+    double r = 0.0;
+    const bool decided =
+        tcr::decides_double(reduce_host<tcr::certified_double_word, kind::sum>(
+                                tcr::certify_first_accumulator{}, x, std::vector<double>{}, 33),
+                            r);
+    if (k < 2) {
+      CHECK(!decided);
+      CHECK(counted);
+    }
+  }
+  // A tie in the subnormal range cannot happen (spacing 2^-1074, sums exact); the smallest
+  // values decide: 2^-1074 + 2^-1074.
+  CHECK(check_certify_first_f64<kind::sum>(std::vector<double>{0x1p-1074, 0x1p-1074}, 2));
+  CHECK(!check_certify_first_f64<kind::sum>(std::vector<double>{1.0, -1.0}, 2));
+  CHECK(!check_certify_first_f64<kind::sum>(std::vector<double>{-0.0, -0.0}, 2));
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(!check_certify_first_f64<kind::sum>(std::vector<double>{1.0, inf}, 2));
+  CHECK(!check_certify_first_f64<kind::sum>(std::vector<double>{1.0, std::nan("")}, 2));
+}
+
+// Float inputs into a double result, and Nrm2 (certify_first_squares: RN_double of the sum of
+// squares, decided or not), over GenSum / GenDot data and float's whole range.
+TEST_CASE("certify-first, double results of float inputs and Nrm2's sum of squares") {
+  for (double cond : {1e0, 1e8, 1e16, 1e32}) {
+    for (std::size_t n : {7, 100, 5000, 65536}) {
+      const std::uint64_t seed = 11 * n + static_cast<std::uint64_t>(std::log10(cond));
+      INFO("cond ", cond, ", seed ", seed);
+      const int threads = int(n % 255) + 1;
+      const std::vector<float> x = tcr::test::gen_sum<float>(n, cond, seed);
+      const bool sum = check_certify_first_f64<kind::sum>(x, threads);
+      if (cond <= 1e0)
+        CHECK(sum);
+      CHECK(check_certify_first_f64<kind::asum>(x, threads));
+      CHECK(check_certify_first_f64<kind::nrm2>(x, threads)); // condition 1
+    }
+  }
+  rng64 rng(29);
+  for (int rep = 0; rep < 20; ++rep) {
+    const std::size_t n = static_cast<std::size_t>(rng.integer(1, 20000));
+    std::vector<float> x(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = (rng.coin() ? 1 : -1) *
+             static_cast<float>(std::ldexp(rng.uniform() + 1, int(rng.integer(-149, 127))));
+    check_certify_first_f64<kind::sum>(x, 64);
+    check_certify_first_f64<kind::nrm2>(x, 64);
+  }
+  // Squares of subnormals (down to 2^-298) and of values near FLT_MAX (up to 2^256): exact.
+  CHECK(check_certify_first_f64<kind::nrm2>(std::vector<float>{0x1p-149f, 0x1p-149f}, 2));
+  CHECK(check_certify_first_f64<kind::nrm2>(std::vector<float>{FLT_MAX, FLT_MAX, 1.0f}, 2));
+  CHECK(!check_certify_first_f64<kind::nrm2>(std::vector<float>{0.0f, -0.0f}, 2)); // zero
+}
+
 TEST_CASE("certified accumulators: subnormals, near overflow, norms") {
   INFO("seed 7");
   rng64 rng(7);

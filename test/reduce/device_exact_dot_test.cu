@@ -86,22 +86,73 @@ std::vector<std::int64_t> dot_sizes() {
 // Dot into float with the certify-first pass (reduce/device.cuh's certify_first_of: one block up
 // to 16 KB, a cooperative grid beyond) and with the exact pass alone: the same bits, correctly
 // rounded where finite.
-template <class X, class Y>
+template <class X, class Y, class Out = float>
 void check_certify_first(const typed_data<X>& x, const typed_data<Y>& y, std::size_t ox,
                          std::size_t oy, bool finite = true) {
-  INFO("Dot<", type_name<X>(), ", ", type_name<Y>(), "> n = ", x.t.size(), ", offsets ", ox, " ",
-       oy);
+  INFO("Dot<", type_name<X>(), ", ", type_name<Y>(), " -> ", type_name<Out>(), "> n = ", x.t.size(),
+       ", offsets ", ox, " ", oy);
   tcr::detail::device::certify_first_enabled = false;
-  const float alone = run_dot<float>(x.t, &y.t, ox, oy);
+  const Out alone = run_dot<Out>(x.t, &y.t, ox, oy);
   tcr::detail::device::certify_first_enabled = true;
-  const float first = run_dot<float>(x.t, &y.t, ox, oy);
+  const Out first = run_dot<Out>(x.t, &y.t, ox, oy);
   INFO("exact pass alone ", alone, ", certify first ", first);
   CHECK(bits_of(first) == bits_of(alone));
   if (finite)
     CHECK(is_round_to_nearest(first, fast_exact_dot(x.d, y.d)));
 }
 
+// Nrm2 into Out with the certify-first pass (the sum of squares certified, its RN_double decided:
+// reduce/device.cuh's decide_norm) and with the exact pass alone: the same bits, and faithful.
+template <class Out, class X>
+void check_certify_first_nrm2(const typed_data<X>& x, std::size_t ox, bool finite = true) {
+  INFO("Nrm2<", type_name<X>(), " -> ", type_name<Out>(), "> n = ", x.t.size(), ", offset ", ox);
+  const auto* none = static_cast<const std::vector<X>*>(nullptr);
+  tcr::detail::device::certify_first_enabled = false;
+  const Out alone = run_dot<Out>(x.t, none, ox, 0);
+  tcr::detail::device::certify_first_enabled = true;
+  const Out first = run_dot<Out>(x.t, none, ox, 0);
+  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
+  CHECK(bits_of(first) == bits_of(alone));
+  if (finite)
+    check_nrm2<Out>(x, ox);
+}
+
 TEST_SUITE("gpu") {
+
+  // Nrm2 (float and double results) and Dot into double certify first: one block (up to 32 KB for
+  // Nrm2's blocks of 128 threads), grids of 1, 7 and every resident block; wide ranges (squares
+  // beyond float's range and below its subnormals), condition 1e32 for the Dot, zero vectors
+  // (never decided: the exact pass gives +0), Inf and NaN.
+  TEST_CASE("exact Nrm2 and double results: certify first or fall back, the same bits") {
+    for (int grid : {0, 1, 7}) {
+      tcr::detail::device::grid_limit_for_tests = grid;
+      for (std::int64_t n : {1, 2, 17, 1000, 4096, 4097, 8191, 8192, 8193, 100003, 1 << 20}) {
+        if (grid != 0 && n < 8193)
+          continue; // one block: no grid to limit
+        INFO("grid limit ", grid, ", n ", n);
+        const std::size_t m = static_cast<std::size_t>(n);
+        check_certify_first_nrm2<float>(spread<float>(m, 231 + n, -149, 127), m % 4);
+        check_certify_first_nrm2<double>(spread<float>(m, 232 + n, -60, 60), 1);
+        check_certify_first_nrm2<float>(spread<__half>(m, 233 + n, -24, 15), m % 8);
+        check_certify_first_nrm2<double>(spread<__nv_bfloat16>(m, 234 + n, -133, 127), 2);
+        check_certify_first_nrm2<float>(spread<__nv_fp8_e4m3>(m, 235 + n, -9, 7), m % 16);
+        check_certify_first_nrm2<float>(typed_data<float>(std::vector<double>(m, 0.0)), 0);
+        std::vector<double> s(m, 0.75);
+        s[m / 2] = -std::numeric_limits<double>::infinity();
+        check_certify_first_nrm2<float>(typed_data<float>(s), 1, false);
+        s[0] = std::numeric_limits<double>::quiet_NaN();
+        check_certify_first_nrm2<double>(typed_data<float>(s), 0, false);
+        check_certify_first<float, float, double>(spread<float>(m, 236 + n, -60, 60),
+                                                  spread<float>(m, 237 + n, -60, 60), m % 4, 1);
+        if (n >= 100) {
+          const auto [x, y] = gen_dot<float>(m, 1e32, 238 + n);
+          check_certify_first<float, float, double>(typed_data<float>(to_doubles(x)),
+                                                    typed_data<float>(to_doubles(y)), 0, 0);
+        }
+      }
+    }
+    tcr::detail::device::grid_limit_for_tests = 0;
+  }
 
   // Well-conditioned and ill-conditioned products, an exact tie (rounds to even), a zero dot,
   // Inf and NaN, at sizes of one block (up to 16 KB of the wider operand) and just beyond.

@@ -421,22 +421,64 @@ TEST_SUITE("gpu") {
     CHECK(bits_of(run_exact<double>(op::sum, z1, 0)) == 0u);
   }
 
-  // Sum and Asum into float with the certify-first pass (reduce/device.cuh's certify_first_of: one
-  // block, or a cooperative grid) and with the exact pass alone: the same bits, correctly rounded
-  // (checked where the exact sum is finite).
-  template <class T>
+  // Sum and Asum into float (of doubles: into double) with the certify-first pass
+  // (reduce/device.cuh's certify_first_of: one block, or a cooperative grid) and with the exact
+  // pass alone: the same bits, correctly rounded (checked where the exact sum is finite).
+  template <class T, class Out = std::conditional_t<std::is_same_v<T, double>, double, float>>
   void check_certify_first(const typed_data<T>& x, std::size_t offset, bool finite = true) {
     for (op o : {op::sum, op::asum}) {
-      INFO(op_name(o), "<", type_name<T>(), "> n = ", x.t.size(), ", offset ", offset);
+      INFO(op_name(o), "<", type_name<T>(), " -> ", type_name<Out>(), "> n = ", x.t.size(),
+           ", offset ", offset);
       tcr::detail::device::certify_first_enabled = false;
-      const float alone = run_exact<float>(o, x.t, offset);
+      const Out alone = run_exact<Out>(o, x.t, offset);
       tcr::detail::device::certify_first_enabled = true;
-      const float first = run_exact<float>(o, x.t, offset);
+      const Out first = run_exact<Out>(o, x.t, offset);
       INFO("exact pass alone ", alone, ", certify first ", first);
       CHECK(bits_of(first) == bits_of(alone));
       if (finite)
         CHECK(is_round_to_nearest(first, exact_of(o, x.d)));
     }
+  }
+
+  // Doubles of n elements for check_certify_first: decided (wide ranges, condition 1e8) and not
+  // (condition 1e32, a tie 1 + 2^-53 among cancelling pairs, zero sums, values near overflow whose
+  // running sum overflows while the exact sum is finite, Inf and NaN).
+  void check_certify_first_f64(std::size_t n, rng64 & rng, std::uint64_t seed) {
+    check_certify_first(wide_random<double>(n, seed + n), n % 2);
+    check_certify_first(typed_random<double>(n, seed + 1 + n, -3, 3), 1);
+    for (double cond : {1e8, 1e32})
+      if (n >= 64)
+        check_certify_first(typed_data<double>(gen_sum<double>(n, cond, seed + 2 + n)), 0);
+    if (n >= 3) {
+      std::vector<double> t;
+      while (t.size() + 5 <= n) {
+        const double v = std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60)));
+        t.push_back(v);
+        t.push_back(-v);
+      }
+      while (t.size() + 3 < n)
+        t.push_back(0.0);
+      for (double e : {1.0, 0x1p-54, 0x1p-54})
+        t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
+      check_certify_first(typed_data<double>(t), 1);
+    }
+    std::vector<double> z(n, -0.0);
+    check_certify_first(typed_data<double>(z), 0);
+    const double m = std::numeric_limits<double>::max();
+    std::vector<double> big(n, 0.0);
+    for (std::size_t i = 0; i + 3 < n; i += 4) {
+      big[i] = m;
+      big[i + 1] = m;
+      big[i + 2] = -m;
+      big[i + 3] = -m;
+    }
+    big[n - 1] = 1.5;
+    check_certify_first(typed_data<double>(big), 0);
+    std::vector<double> s(n, 1.5);
+    s[n / 3] = std::numeric_limits<double>::infinity();
+    check_certify_first(typed_data<double>(s), 1, false);
+    s[n - 1] = std::numeric_limits<double>::quiet_NaN();
+    check_certify_first(typed_data<double>(s), 0, false);
   }
 
   // Data that the certificate decides (well-conditioned, wide ranges) and data that it cannot
@@ -449,6 +491,7 @@ TEST_SUITE("gpu") {
       INFO("n ", n);
       const auto un = static_cast<std::size_t>(n);
       check_certify_first(wide_random<float>(un, 102 + n), un % 4);
+      check_certify_first<float, double>(wide_random<float>(un, 109 + n), un % 4);
       check_certify_first(typed_random<float>(un, 103 + n, -3, 3), 0);
       for (double cond : {1e8, 1e24, 1e32})
         if (n >= 64)
@@ -496,6 +539,12 @@ TEST_SUITE("gpu") {
       check_certify_first(wide_random<__nv_fp8_e4m3>(un, 106 + n), un % 16);
       check_certify_first(wide_random<__nv_bfloat16>(un, 107 + n), un % 8);
     }
+    // Doubles (a certified double-word: decides_double) at their one-block size classes (2048
+    // and 8192 doubles), with ties, zero sums, Inf / NaN and sums that overflow on the way.
+    for (std::int64_t n : {1, 2, 3, 31, 1000, 2047, 2048, 2049, 8191, 8192, 8193}) {
+      INFO("n ", n);
+      check_certify_first_f64(static_cast<std::size_t>(n), rng, 108);
+    }
   }
 
   // The grid's certify-first pass (cooperative; every block decides the same), for grids of 1, 7
@@ -508,6 +557,7 @@ TEST_SUITE("gpu") {
         INFO("grid limit ", grid, ", n ", n);
         const auto un = static_cast<std::size_t>(n);
         check_certify_first(wide_random<float>(un, 112 + n), un % 4);
+        check_certify_first<float, double>(wide_random<float>(un, 117 + n), un % 4);
         check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, 1e32, 113 + n))), 1);
         check_certify_first(wide_random<__nv_bfloat16>(un, 114 + n), un % 8);
         check_certify_first(wide_random<__half>(un, 115 + n), 3);
@@ -525,6 +575,7 @@ TEST_SUITE("gpu") {
         std::vector<double> s(un, 0.25);
         s[un / 2] = std::numeric_limits<double>::quiet_NaN();
         check_certify_first(typed_data<float>(s), 2, false);
+        check_certify_first_f64(un, rng, 116);
       }
     }
     tcr::detail::device::grid_limit_for_tests = 0;
