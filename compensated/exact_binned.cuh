@@ -1259,9 +1259,20 @@ inline constexpr int significand_bits = std::is_same_v<X, float>           ? 24
 // its bins into the block's limbs. Contraction: p - hi may become an FMA of x, y and -hi, which
 // computes the same exact value (p is exact), so contraction changes nothing. A non-finite p
 // goes whole into the top bin (lo = -0 then, never Inf - Inf).
+// e4m3 x e4m3 (Dot and Nrm2 of e4m3; one_bin): one register bin instead. An e4m3 value is a
+// multiple of 2^-9 below 2^8.81 (448) with 4 significant bits, so a product is exact in float
+// (8 significant bits, normal: at least 2^-18) and a multiple of 2^-18 below 2^17.62 (448^2 =
+// 200704); 2^17 of them and any partial sum of them lie below 2^35 = 2^(53 - 18), where doubles
+// hold every multiple of 2^-18: a double bin sums 2^17 products exactly, in any order, then
+// spills its digit (spacing 2^-18) into the block's limbs as the many-bin case does. Per product:
+// the float product, its widening and a DADD (no exponent, address or shared memory); the bin
+// starts at -0 and keeps IEEE's zero sign as the shared bins do; e4m3 has NaN but no Inf, and its
+// NaN products make the bin NaN, flagged at the spill.
 template <class X, class Y, int Threads, bool Squares>
 struct binned_exact_dot {
-  static constexpr int bins = detail::product_bins;
+  static constexpr bool one_bin =
+      std::is_same_v<X, __nv_fp8_e4m3> && (Squares || std::is_same_v<Y, __nv_fp8_e4m3>);
+  static constexpr int bins = one_bin ? 1 : detail::product_bins;
   static constexpr int threads = Threads;
   static constexpr bool split = detail::significand_bits<X> + detail::significand_bits<Y> > 24;
   static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_dot: whole warps");
@@ -1271,16 +1282,22 @@ struct binned_exact_dot {
   using partial_type = exact_partial<float_products>;
   using compact_type = void;
   static constexpr std::uint32_t pieces_per_product = split ? 2 : 1;
+  // Pieces (products) a bin takes between spills (the header comments above).
+  static constexpr std::uint32_t max_pieces = one_bin ? 1u << 17 : detail::product_max_pieces;
 
+  double one = -0.0;        // the one bin (one_bin)
   std::uint32_t pieces = 0; // since the last spill
 
   // The exponent of bin b's spacing: 2^(E - 1023 - 23) for its least exponent E, but at least
-  // 2^-298 (every piece is a multiple of it).
+  // 2^-298 (every piece is a multiple of it); the one bin's: 2^-18.
   struct spacing {
     TCR_HD static constexpr int exponent(int b) {
-      return 16 * (b + detail::product_bin_base) - 1023 - 23 > -298
-                 ? 16 * (b + detail::product_bin_base) - 1023 - 23
-                 : -298;
+      if constexpr (one_bin)
+        return -18;
+      else
+        return 16 * (b + detail::product_bin_base) - 1023 - 23 > -298
+                   ? 16 * (b + detail::product_bin_base) - 1023 - 23
+                   : -298;
     }
   };
 
@@ -1288,14 +1305,16 @@ struct binned_exact_dot {
   using block = detail::binned_block<binned_exact_dot, float_products, bins, Threads>;
 
   __device__ void prepare() {
-    block::prepare(true);
+    block::prepare(!one_bin);
+    one = -0.0;
     pieces = 0;
   }
 
   // As binned_exact_sum's: n more products (squares) may follow with Checked = false.
   __device__ void reserve(std::uint32_t n) {
-    if (pieces + n * pieces_per_product > detail::product_max_pieces) {
-      block::template spill<spacing>(true, 0.0);
+    if (pieces + n * pieces_per_product > max_pieces) {
+      block::template spill<spacing>(!one_bin, one);
+      one = -0.0;
       pieces = 0;
     }
   }
@@ -1316,7 +1335,7 @@ struct binned_exact_dot {
   }
 
   __device__ const partial_type& block_partial() const {
-    return block::template partial<spacing>(true, 0.0);
+    return block::template partial<spacing>(!one_bin, one);
   }
   __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float_products, Threads>(g, count);
@@ -1356,24 +1375,30 @@ private:
 #if defined(__CUDACC__)
   template <bool Checked, int N>
   __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {
-    static_assert(std::uint32_t(N) * pieces_per_product <= detail::product_max_pieces,
+    static_assert(std::uint32_t(N) * pieces_per_product <= max_pieces,
                   "tcr::binned_exact_dot::add");
     if constexpr (Checked)
       reserve(std::uint32_t(N));
     pieces += std::uint32_t(N) * pieces_per_product;
-    double* b = block::bins_of_thread();
-    TCR_UNROLL
-    for (int i = 0; i < N; ++i) {
-      const double p = static_cast<double>(fx[i]) * static_cast<double>(fy[i]);
-      if constexpr (split) {
-        const long long pb = __double_as_longlong(p);
-        const double hi = __longlong_as_double(pb & ~0x1fffffffll);
-        const bool finite = (pb & 0x7ff0000000000000ll) != 0x7ff0000000000000ll;
-        const double lo = finite ? -(hi - p) : -0.0;
-        add_piece(b, hi);
-        add_piece(b, lo);
-      } else {
-        add_piece(b, p);
+    if constexpr (one_bin) {
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i)
+        one = __dadd_rn(one, static_cast<double>(__fmul_rn(fx[i], fy[i]))); // exact (above)
+    } else {
+      double* b = block::bins_of_thread();
+      TCR_UNROLL
+      for (int i = 0; i < N; ++i) {
+        const double p = static_cast<double>(fx[i]) * static_cast<double>(fy[i]);
+        if constexpr (split) {
+          const long long pb = __double_as_longlong(p);
+          const double hi = __longlong_as_double(pb & ~0x1fffffffll);
+          const bool finite = (pb & 0x7ff0000000000000ll) != 0x7ff0000000000000ll;
+          const double lo = finite ? -(hi - p) : -0.0;
+          add_piece(b, hi);
+          add_piece(b, lo);
+        } else {
+          add_piece(b, p);
+        }
       }
     }
   }

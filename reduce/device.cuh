@@ -374,9 +374,14 @@ template <class First, class R, int Threads, int Unroll, std::int64_t MaxBytes>
 cudaError_t launch_certify_first(const kernel_params<R>& p, cudaStream_t stream,
                                  const typename R::accumulator& fresh) {
   using RC = typename First::type;
-  constexpr int unroll_c = static_cast<int>(MaxBytes / (std::int64_t(Threads) * 16));
-  static_assert(unroll_c >= 1 && MaxBytes % (std::int64_t(Threads) * 16) == 0,
-                "whole vectors per thread");
+  static_assert(MaxBytes % (std::int64_t(Threads) * 16) == 0, "whole vectors per thread");
+  // All the vectors the certified pass may read in flight at once: the block's reach, or less
+  // where it stops at max_items (the narrow types' sums and e4m3 products: 16 vectors of 256 fp8
+  // inputs each would spill).
+  constexpr std::int64_t round_bytes = std::int64_t(Threads) * 16;
+  constexpr std::int64_t item_bytes =
+      First::max_items < MaxBytes / R::elem_bytes ? First::max_items * R::elem_bytes : MaxBytes;
+  constexpr int unroll_c = static_cast<int>((item_bytes + round_bytes - 1) / round_bytes);
   kernel_params<RC> pc =
       params_for<RC>(p.x, p.y, static_cast<typename RC::out_iterator>(nullptr), p.n);
   split_vector_region<RC>(pc);
@@ -700,14 +705,18 @@ struct certify_first_of {
   static constexpr bool norm = Op == op_kind::nrm2;
   static constexpr bool doubles = std::is_same_v<X, double> || std::is_same_v<Y, double>;
   static constexpr bool f64_sum = !binary && !norm && std::is_same_v<X, double>;
-  static constexpr bool enabled =
-      (std::is_same_v<Out, float> || std::is_same_v<Out, double>)&&(!doubles || f64_sum);
-  static constexpr bool cheap_exact_sum =
-      !binary && !norm &&
-      (std::is_same_v<X, __half> || std::is_same_v<X, __nv_fp8_e4m3> ||
-       std::is_same_v<X, __nv_fp8_e5m2>);
-  static constexpr std::int64_t max_items = !cheap_exact_sum
-                                                ? std::numeric_limits<std::int64_t>::max()
+  static constexpr bool float_or_double = std::is_same_v<Out, float> || std::is_same_v<Out, double>;
+  static constexpr bool enabled = float_or_double && (!doubles || f64_sum);
+  // Exact passes as cheap as the certificate from a few thousand elements on: sums of half and
+  // fp8 (one register bin), and Dot / Nrm2 of e4m3 with e4m3 (binned_exact_dot's one bin; given
+  // the e4m3 sum's threshold, not measured yet).
+  static constexpr bool e4m3_products =
+      (binary || norm) && std::is_same_v<X, __nv_fp8_e4m3> && (norm || std::is_same_v<Y, X>);
+  static constexpr bool cheap_exact =
+      e4m3_products || (!binary && !norm &&
+                        (std::is_same_v<X, __half> || std::is_same_v<X, __nv_fp8_e4m3> ||
+                         std::is_same_v<X, __nv_fp8_e5m2>));
+  static constexpr std::int64_t max_items = !cheap_exact ? std::numeric_limits<std::int64_t>::max()
                                             : std::is_same_v<X, __half> ? std::int64_t(1) << 13
                                                                         : std::int64_t(1) << 12;
   // Grid inputs (certify_first_grid_kernel, launched cooperatively): up to max_grid_items
@@ -715,8 +724,9 @@ struct certify_first_of {
   // 2026-12-05, bench/results/2026-12-05-h100-s20/call2/): f32 Sum 1.04-1.34x as fast up to 2^21
   // (2^18: 6.17 against 8.22 us, CUB 5.45), the same from 2^22; Dot of every type 1.04-1.67x;
   // bfloat16 Sum 1.09-1.23x at 2^18..2^21, 0.91-0.98x at 2^16, 2^17, 2^22 and 2^30 (its exact
-  // pass is cheap at the ends): up to 2^21 only. Half and fp8 sums stay on the exact pass.
-  static constexpr bool grid = !cheap_exact_sum;
+  // pass is cheap at the ends): up to 2^21 only. Half and fp8 sums and e4m3 products stay on the
+  // exact pass.
+  static constexpr bool grid = !cheap_exact;
   static constexpr std::int64_t max_grid_items =
       std::is_same_v<X, __nv_bfloat16> && !binary && !norm ? std::int64_t(1) << 21 : max_items;
   static constexpr int grid_unroll = binary ? 2 : 4;

@@ -295,6 +295,29 @@ TEST_SUITE("gpu") {
     CHECK(std::isnan(run_dot<float>(a, static_cast<const std::vector<float>*>(nullptr), 0, 0)));
   }
 
+  // e4m3 x e4m3 (binned_exact_dot's one register bin, 2^17 products between spills): a grid of
+  // one block of 128 threads gives each thread 1.5 x 2^17 products, so every thread spills once on
+  // the way. All products 448^2 with one sign push the bin to its proven limit (2^17 448^2 <
+  // 2^35, exact); wide random e4m3 data and Nrm2 too; the same bits with the full grid.
+  TEST_CASE("exact Dot and Nrm2 of e4m3: the one bin spills, exactly") {
+    const std::size_t n = (std::size_t(3) << 23) + 5;
+    const auto* none = static_cast<const std::vector<__nv_fp8_e4m3>*>(nullptr);
+    const typed_data<__nv_fp8_e4m3> big(std::vector<double>(n, 448.0));
+    const typed_data<__nv_fp8_e4m3> wx = spread<__nv_fp8_e4m3>(n, 41, -9, 8);
+    const typed_data<__nv_fp8_e4m3> wy = spread<__nv_fp8_e4m3>(n, 42, -9, 8);
+    tcr::detail::device::grid_limit_for_tests = 1;
+    const float d_big = run_dot<float>(big.t, &big.t, 0, 0);
+    const float d_wide = run_dot<float>(wx.t, &wy.t, 3, 5);
+    const float n_wide = run_dot<float>(wx.t, none, 7, 0);
+    tcr::detail::device::grid_limit_for_tests = 0;
+    CHECK(is_round_to_nearest(d_big, fast_exact_dot(big.d, big.d)));
+    CHECK(is_round_to_nearest(d_wide, fast_exact_dot(wx.d, wy.d)));
+    CHECK(bits_of(run_dot<float>(big.t, &big.t, 1, 2)) == bits_of(d_big));
+    CHECK(bits_of(run_dot<float>(wx.t, &wy.t, 0, 0)) == bits_of(d_wide));
+    CHECK(bits_of(run_dot<float>(wx.t, none, 0, 0)) == bits_of(n_wide));
+    check_nrm2<float>(wx, 7);
+  }
+
   TEST_CASE("exact Dot: the same bits for every grid, offset and split") {
     const std::size_t n = 700001;
     const auto x = spread<float>(n, 31, -100, 100);
