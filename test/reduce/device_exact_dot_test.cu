@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstring>
 #include <tcr/compensated/exact.cuh>
 #include "reduce/device_test_util.hpp"
 #include "reduce/exact_check.hpp"
@@ -297,25 +298,34 @@ TEST_SUITE("gpu") {
 
   // e4m3 x e4m3 (binned_exact_dot's one register bin, 2^17 products between spills): a grid of
   // one block of 128 threads gives each thread 1.5 x 2^17 products, so every thread spills once on
-  // the way. All products 448^2 with one sign push the bin to its proven limit (2^17 448^2 <
-  // 2^35, exact); wide random e4m3 data and Nrm2 too; the same bits with the full grid. (large):
-  // one block reads 50 MB, too slow under the sanitizers.
+  // the way. Each 16-byte vector (one thread's) holds fifteen products 448^2 and one 2^-18, the
+  // largest and the least: a bin of 2^17 of them spans 2^-18 .. 2^34.6, the proven limit (52.6 of
+  // a double's 53 bits); the partial states (canonical) of that grid and of the full one must be
+  // the same bits, so a lost 2^-18 anywhere would show. Wide random e4m3 data and Nrm2 too.
+  // (large): one block reads 50 MB, too slow under the sanitizers.
   TEST_CASE("exact Dot and Nrm2 of e4m3: the one bin spills, exactly (large)") {
+    using P = tcr::exact_partial<tcr::float_products>;
     const std::size_t n = (std::size_t(3) << 23) + 5;
     const auto* none = static_cast<const std::vector<__nv_fp8_e4m3>*>(nullptr);
-    const typed_data<__nv_fp8_e4m3> big(std::vector<double>(n, 448.0));
+    std::vector<double> mix(n, 448.0);
+    for (std::size_t i = 0; i < n; i += 16)
+      mix[i] = 0x1p-9; // the least e4m3 (subnormal): its square is 2^-18
+    const typed_data<__nv_fp8_e4m3> big(mix);
     const typed_data<__nv_fp8_e4m3> wx = spread<__nv_fp8_e4m3>(n, 41, -9, 8);
     const typed_data<__nv_fp8_e4m3> wy = spread<__nv_fp8_e4m3>(n, 42, -9, 8);
+    const auto same = [](const P& a, const P& b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    const P p_big = run_dot<P>(big.t, &big.t, 0, 0);
+    const P p_sq = run_dot<P>(big.t, none, 0, 0);
+    const float d_wide = run_dot<float>(wx.t, &wy.t, 0, 0);
+    const float n_wide = run_dot<float>(wx.t, none, 0, 0);
     tcr::detail::device::grid_limit_for_tests = 1;
-    const float d_big = run_dot<float>(big.t, &big.t, 0, 0);
-    const float d_wide = run_dot<float>(wx.t, &wy.t, 3, 5);
-    const float n_wide = run_dot<float>(wx.t, none, 7, 0);
+    CHECK(same(run_dot<P>(big.t, &big.t, 1, 2), p_big));
+    CHECK(same(run_dot<P>(big.t, none, 3, 0), p_sq));
+    CHECK(bits_of(run_dot<float>(wx.t, &wy.t, 3, 5)) == bits_of(d_wide));
+    CHECK(bits_of(run_dot<float>(wx.t, none, 7, 0)) == bits_of(n_wide));
     tcr::detail::device::grid_limit_for_tests = 0;
-    CHECK(is_round_to_nearest(d_big, fast_exact_dot(big.d, big.d)));
+    CHECK(is_round_to_nearest(tcr::exact_finish<float>(p_big), fast_exact_dot(big.d, big.d)));
     CHECK(is_round_to_nearest(d_wide, fast_exact_dot(wx.d, wy.d)));
-    CHECK(bits_of(run_dot<float>(big.t, &big.t, 1, 2)) == bits_of(d_big));
-    CHECK(bits_of(run_dot<float>(wx.t, &wy.t, 0, 0)) == bits_of(d_wide));
-    CHECK(bits_of(run_dot<float>(wx.t, none, 0, 0)) == bits_of(n_wide));
     check_nrm2<float>(wx, 7);
   }
 
