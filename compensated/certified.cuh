@@ -581,12 +581,12 @@ struct certified_double_word {
 // (s, e) = two_sum(s1, s2), t = RN(c1 + c2), c = RN(t + e), b = b1 + b2 + u |t| + u |c|.
 // Why |s + c - (exact sum)| <= b at every step: a double addition is exact where its result is
 // subnormal (both operands are multiples of 2^-1074), and otherwise |RN(x) - x| <= u |RN(x)|;
-// two_sum is exact while its sum s is finite (Boldo, Graillat and Muller 2017: 2Sum does not
-// overflow in its later operations then), and everything is finite until the first overflow.
-// An overflow (of s, c, b or inside two_sum; only possible for double inputs, since float-range
-// quantities stay below 2^300) makes an Inf or NaN that every later operation keeps (sums of
-// finite values with Inf or NaN, no products of zero and Inf), so the result is not finite and
-// decides nothing. Inf or NaN inputs likewise.
+// two_sum is exact where none of its six operations overflows. An overflow anywhere (in s, c, b
+// or inside two_sum, whose error term then is Inf or NaN; only possible for double inputs, since
+// float-range quantities stay below 2^300) makes an Inf or NaN that every later operation keeps
+// (sums of finite values with Inf or NaN, no products of zero and Inf), so the result is not
+// finite and decides nothing; a finite result had no overflow on the way, and the bound holds.
+// Inf or NaN inputs likewise.
 // The results: for a float result, value = RN(s + c), error_bound = RU(b + u |value|); for a
 // double result, (hi, lo) = two_sum(s, c) exactly, error_bound = b. Tightness: |c| <= u N S after
 // N inputs (S the sum of their magnitudes), so b <= 2 N^2 u^2 S (1 + 2^-50) (plus N 2^-1074,
