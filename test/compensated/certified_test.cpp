@@ -334,6 +334,14 @@ TEST_CASE("certified accumulators: ill-conditioned sums and dots to condition 1e
   }
 }
 
+// Whether s is a midpoint of a format of `bits` significant bits (exact at bits + 1, not at
+// bits), above min in magnitude (where the format is normal).
+bool is_midpoint(const mp& s, int bits, double min) {
+  mp wide(bits + 1), narrow(bits);
+  return mpfr_set(wide.get(), s.get(), MPFR_RNDN) == 0 &&
+         mpfr_set(narrow.get(), s.get(), MPFR_RNDN) != 0 && std::fabs(s.to_double()) > min;
+}
+
 // The exact modes' certify-first pass (certify_first_accumulator, decides_float): the bound
 // covers the exact error and is within certified.cuh's tightness, u |value| (1 + 2^-50) +
 // 2 N^2 u^2 S (1 + 2^-50); where decides_float decides, its float is the exact result rounded to
@@ -368,12 +376,9 @@ bool check_certify_first(const std::vector<float>& x, const std::vector<float>& 
     const float want = s.to_float();
     CHECK(std::memcmp(&f, &want, sizeof f) == 0);
   }
-  // An exact tie (a float midpoint: 25 significant bits, not 24; normal range) is never decided,
-  // and counts as decided for the callers' statistics (the rounding is the exact pass's task).
-  mp t25(25), t24(24);
-  const bool tie = mpfr_set(t25.get(), s.get(), MPFR_RNDN) == 0 &&
-                   mpfr_set(t24.get(), s.get(), MPFR_RNDN) != 0 &&
-                   std::fabs(s.to_double()) > 0x1p-125;
+  // An exact tie (a float midpoint in the normal range) is never decided, and counts as decided
+  // for the callers' statistics (the rounding is the exact pass's task).
+  const bool tie = is_midpoint(s, 24, 0x1p-125);
   if (tie)
     CHECK(!decided);
   return decided || tie;
@@ -480,10 +485,7 @@ bool check_certify_first_f64(const std::vector<X>& x, int threads) {
     const double want = s.to_double();
     CHECK(std::memcmp(&r, &want, sizeof r) == 0);
   }
-  mp t54(54), t53(53);
-  const bool tie = mpfr_set(t54.get(), s.get(), MPFR_RNDN) == 0 &&
-                   mpfr_set(t53.get(), s.get(), MPFR_RNDN) != 0 &&
-                   std::fabs(s.to_double()) > 0x1p-1021;
+  const bool tie = is_midpoint(s, 53, 0x1p-1021);
   if (tie)
     CHECK(!decided);
   return decided || tie;
