@@ -9,6 +9,8 @@
 //   exact_sum<float_products>  sums of products of two float-range values (add_products; the
 //                      exact Dot and Nrm2 of compensated/exact_binned.cuh build the same
 //                      partials from binned doubles), last bit 2^-298, 19 limbs.
+//   exact_sum<double_products>  sums of products of two doubles (add_products with double
+//                      operands), last bit 2^-2148, 132 limbs.
 //   exact_dot_sum<Squares>  Dot (and Nrm2: sums of squares) in the accumulator concept, over
 //                      exact_sum<float_products> (the segmented and batched exact modes).
 // finish<Out>(p) rounds the exact sum once, to nearest even, into Out (float, double, __half or
@@ -68,6 +70,7 @@
 // bytes; no spills, 27 registers).
 #pragma once
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -89,6 +92,9 @@ namespace tcr {
 // The tag of exact_sum<float_products> and exact_partial<float_products>: exact sums of
 // products x y of two float-range values (Dot and Nrm2 in the exact modes).
 struct float_products {};
+// The tag of exact_sum<double_products> and exact_partial<double_products>: exact sums of
+// products x y of two doubles (Dot and Nrm2 with a double operand in the exact modes).
+struct double_products {};
 
 namespace detail {
 // The format of the values an exact state holds and of the results it rounds to.
@@ -129,6 +135,20 @@ struct exact_format<float_products> {
   static constexpr int fraction_bits = 23;
   static constexpr int lsb_exponent = -298;
   static constexpr int limbs = 19;
+};
+// Sums of products of two doubles (exact_sum<double_products>, the state of the exact Dot and
+// Nrm2 with a double operand). A double is M 2^(p - 1074) with M < 2^53 and p = max(E, 1) - 1 <=
+// 2045 (add_one's decomposition), so a product is M_x M_y 2^(p_x + p_y + L), L = -2148, with
+// M_x M_y < 2^106 and p_x + p_y <= 4090: its top bit is at most bit 4195 (limb 131), and its
+// pieces (M_x M_y) << (pos mod 32) reach limbs pos / 32 .. + 4. 132 limbs; the top limb holds
+// bits 4192 and up, signed, so sums of fewer than 2^40 products (below 2^2088 in magnitude, bit
+// 4236) keep it below 2^45.
+template <>
+struct exact_format<double_products> {
+  using bits_type = std::uint64_t;
+  static constexpr int fraction_bits = 52;
+  static constexpr int lsb_exponent = -2148;
+  static constexpr int limbs = 132;
 };
 // The 16-bit formats, as results only (finish<__half>, finish<__nv_bfloat16>: one rounding of
 // the exact sum, never a rounding to float first).
@@ -219,8 +239,9 @@ TCR_HD V encode_rounded(int t, std::uint64_t q, bool negative) {
 template <class T>
 struct exact_partial {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                    std::is_same_v<T, float_products>,
-                "tcr::exact_partial<T>: T must be float, double or tcr::float_products");
+                    std::is_same_v<T, float_products> || std::is_same_v<T, double_products>,
+                "tcr::exact_partial<T>: T must be float, double, tcr::float_products or "
+                "tcr::double_products");
   using format = detail::exact_format<T>;
   static constexpr int limbs = format::limbs;
   std::int64_t limb[limbs] = {}; // [limbs] radix 2^32 digits, carry-save between normalisations
@@ -232,9 +253,9 @@ struct exact_partial {
 template <class T>
 struct exact_sum {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                    std::is_same_v<T, float_products>,
-                "tcr::exact_sum<T>: T must be float, double or tcr::float_products (merge and "
-                "finish only)");
+                    std::is_same_v<T, float_products> || std::is_same_v<T, double_products>,
+                "tcr::exact_sum<T>: T must be float, double, tcr::float_products or "
+                "tcr::double_products");
   using value_type = T;
   using partial_type = exact_partial<T>;
   using compact_type = void;
@@ -263,20 +284,28 @@ struct exact_sum {
   }
   // Folds in the products x[i] y[i] of float-range inputs (T = float_products): exact, in any
   // order, integer arithmetic only (add_product; header comment of exact_format<float_products>).
+  // T = double_products: products of any two input types, widened to double (add_product_f64).
   template <class X, class Y, int N>
   TCR_HD void add_products(const X (&x)[N], const Y (&y)[N]) {
-    static_assert(std::is_same_v<T, float_products>,
-                  "tcr::exact_sum::add_products: products need exact_sum<tcr::float_products>");
-    static_assert(is_input_type_v<X> && is_input_type_v<Y> && !std::is_same_v<X, double> &&
-                      !std::is_same_v<Y, double>,
-                  "tcr::exact_sum::add_products: float-range inputs (not double)");
+    static_assert(std::is_same_v<T, float_products> || std::is_same_v<T, double_products>,
+                  "tcr::exact_sum::add_products: products need exact_sum<tcr::float_products> "
+                  "or exact_sum<tcr::double_products>");
+    static_assert(is_input_type_v<X> && is_input_type_v<Y> &&
+                      (std::is_same_v<T, double_products> ||
+                       (!std::is_same_v<X, double> && !std::is_same_v<Y, double>)),
+                  "tcr::exact_sum::add_products: products with a double operand need "
+                  "exact_sum<tcr::double_products>");
     static_assert(N >= 1 && N <= (1 << 20), "tcr::exact_sum::add_products: 1 .. 2^20 per call");
     if (std::uint64_t(adds) + std::uint64_t(N) > max_adds)
       normalise();
     adds += std::uint32_t(N);
     TCR_UNROLL
-    for (int i = 0; i < N; ++i)
-      add_product(widen<float>(x[i]), widen<float>(y[i]));
+    for (int i = 0; i < N; ++i) {
+      if constexpr (std::is_same_v<T, double_products>)
+        add_product_f64(widen<double>(x[i]), widen<double>(y[i]));
+      else
+        add_product(widen<float>(x[i]), widen<float>(y[i]));
+    }
   }
 
   // One value (already reduced elsewhere, or a single input).
@@ -353,6 +382,24 @@ struct exact_sum {
   }
   // The sum rounded to T.
   TCR_HD T result() const { return finish<T>(partial()); }
+  // RN_Out(s 2^scale) for the exact sum s of the canonical p (Out float or double; scale moves
+  // the digits' exponents, so the one rounding happens at the scaled value's precision).
+  template <class Out>
+  TCR_HD Out finish_scaled(const partial_type& p, int scale) const {
+    static_assert(std::is_same_v<Out, float> || std::is_same_v<Out, double>,
+                  "tcr::exact_sum::finish_scaled: Out is float or double");
+    return round_canonical<Out, false>(p, nullptr, scale);
+  }
+  // The exponent E of the top bit of a canonical p's exact sum when it is positive and finite
+  // (2^E <= s < 2^(E + 1)), else (zero, negative, Inf or NaN) INT_MIN.
+  TCR_HD static int top_exponent(const partial_type& p) {
+    if (detail::has_special(p.flags) || p.limb[limbs - 1] < 0)
+      return INT_MIN;
+    for (int k = limbs - 1; k >= 0; --k)
+      if (p.limb[k] != 0)
+        return format::lsb_exponent + 32 * k + detail::bit_width64(std::uint64_t(p.limb[k])) - 1;
+    return INT_MIN;
+  }
 
   // p made canonical in place (carries propagated; the same sum). For callers that keep a partial
   // where a copy would cost (a block's partial in shared memory).
@@ -418,13 +465,15 @@ private:
     const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
     if (ex == 0xff || ey == 0xff) { // Inf or NaN
       const bool nan = (ex == 0xff && fx != 0) || (ey == 0xff && fy != 0) || zero;
-      state.flags |= nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf);
+      state.flags |=
+          nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf);
       state.flags |= detail::exact_not_neg_zero;
       return;
     }
     if (!(zero && negative))
       state.flags |= detail::exact_not_neg_zero;
-    const std::uint64_t m = (fx | (std::uint64_t(ex != 0) << 23)) * (fy | (std::uint64_t(ey != 0) << 23));
+    const std::uint64_t m =
+        (fx | (std::uint64_t(ex != 0) << 23)) * (fy | (std::uint64_t(ey != 0) << 23));
     const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
     const int k = pos >> 5;
     const int s = pos & 31;
@@ -436,6 +485,57 @@ private:
     state.limb[k] += (p0 ^ smask) - smask;
     state.limb[k + 1] += (p1 ^ smask) - smask;
     state.limb[k + 2] += (p2 ^ smask) - smask;
+  }
+
+  // x y for doubles (T = double_products): x = (-1)^sx Mx 2^(px - 1074) (add_one's
+  // decomposition), likewise y; the exact product (-1)^(sx ^ sy) Mx My 2^(px + py + L), L = -2148,
+  // with Mx My < 2^106 a 128-bit integer product (two 64-bit multiplies), cut into five pieces of
+  // (Mx My) << (pos mod 32) for limbs pos / 32 .. + 4 (at most limb 131). Special values and the
+  // zero sign as add_product's.
+  TCR_HD void add_product_f64(double x, double y) {
+    std::uint64_t ux, uy;
+    std::memcpy(&ux, &x, sizeof ux);
+    std::memcpy(&uy, &y, sizeof uy);
+    const int ex = int(ux >> 52) & 0x7ff;
+    const int ey = int(uy >> 52) & 0x7ff;
+    constexpr std::uint64_t frac_mask = (std::uint64_t(1) << 52) - 1;
+    const std::uint64_t fx = ux & frac_mask;
+    const std::uint64_t fy = uy & frac_mask;
+    const bool negative = ((ux ^ uy) >> 63) != 0;
+    const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
+    if (ex == 0x7ff || ey == 0x7ff) { // Inf or NaN
+      const bool nan = (ex == 0x7ff && fx != 0) || (ey == 0x7ff && fy != 0) || zero;
+      state.flags |=
+          nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf);
+      state.flags |= detail::exact_not_neg_zero;
+      return;
+    }
+    if (!(zero && negative))
+      state.flags |= detail::exact_not_neg_zero;
+    if (zero)
+      return;
+    const std::uint64_t mx = fx | (std::uint64_t(ex != 0) << 52);
+    const std::uint64_t my = fy | (std::uint64_t(ey != 0) << 52);
+    const std::uint64_t lo = mx * my; // the low 64 bits of Mx My
+#if defined(__CUDA_ARCH__)
+    const std::uint64_t hi = __umul64hi(mx, my);
+#else
+    const std::uint64_t hi = std::uint64_t((unsigned __int128)mx * my >> 64);
+#endif
+    const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
+    const int k = pos >> 5;
+    const int sh = pos & 31;
+    // (hi, lo) << sh as three 64-bit words (the top one below 2^(106 + 31 - 128))
+    const std::uint64_t w0 = lo << sh;
+    const std::uint64_t w1 = sh != 0 ? (hi << sh) | (lo >> (64 - sh)) : hi;
+    const std::uint64_t w2 = sh != 0 ? hi >> (64 - sh) : 0;
+    const std::int64_t smask = negative ? -1 : 0;
+    const std::int64_t piece[5] = {std::int64_t(w0 & 0xffffffffu), std::int64_t(w0 >> 32),
+                                   std::int64_t(w1 & 0xffffffffu), std::int64_t(w1 >> 32),
+                                   std::int64_t(w2)};
+    TCR_UNROLL
+    for (int j = 0; j < 5; ++j)
+      state.limb[k + j] += (piece[j] ^ smask) - smask;
   }
 
   template <class V>
@@ -554,9 +654,10 @@ private:
   }
 
   // RN_V of the canonical p; Rest: also *lo = RN_V(s - RN_V(s)) (s - RN_V(s) is exact, a multiple
-  // of 2^L; +0 where it is zero; lo untouched where s is not finite).
+  // of 2^L; +0 where it is zero; lo untouched where s is not finite). scale: RN_V(s 2^scale)
+  // instead (finish_scaled).
   template <class V, bool Rest>
-  TCR_HD static V round_canonical(const partial_type& p, V* lo) {
+  TCR_HD static V round_canonical(const partial_type& p, V* lo, int scale = 0) {
     if (detail::has_special(p.flags))
       return detail::special_result<V>(p.flags);
     const bool negative = p.limb[limbs - 1] < 0;
@@ -569,7 +670,8 @@ private:
           m.limb[k] = -m.limb[k];
         canonicalise(m);
       }
-      return round_digits<V, Rest>(magnitude_digits{m.limb, false, 0}, negative, p.flags, lo);
+      return round_digits<V, Rest>(magnitude_digits{m.limb, false, 0}, negative, p.flags, lo,
+                                   scale);
     } else {
       int low = limbs - 1; // the lowest nonzero limb below the top (a negative sum's magnitude)
       for (int k = 0; negative && k < limbs - 1; ++k)
@@ -577,14 +679,16 @@ private:
           low = k;
           break;
         }
-      return round_digits<V, Rest>(magnitude_digits{p.limb, negative, low}, negative, p.flags, lo);
+      return round_digits<V, Rest>(magnitude_digits{p.limb, negative, low}, negative, p.flags, lo,
+                                   scale);
     }
   }
 
   // RN_V of (-1)^negative m for a finite value's magnitude m (a digit view); a zero m gives -0 if
   // flags lack exact_not_neg_zero, else +0. Rest: also *lo = RN_V of the remainder (above).
   template <class V, bool Rest, class Digits>
-  TCR_HD static V round_digits(const Digits& mag, bool negative, std::uint32_t flags, V* lo) {
+  TCR_HD static V round_digits(const Digits& mag, bool negative, std::uint32_t flags, V* lo,
+                               int scale = 0) {
     using VF = detail::exact_format<V>;
     int top = -1; // the highest nonzero limb of m
     std::uint64_t top_limb = 0;
@@ -612,7 +716,7 @@ private:
     if (top < 0) // the exact sum is zero
       return detail::zero_result<V>(flags);
     constexpr int M = VF::fraction_bits;
-    constexpr int L = format::lsb_exponent;
+    const int L = format::lsb_exponent + scale; // the exponent of the digits' last bit
     const int P = 32 * top + detail::bit_width64(top_limb) - 1; // top bit
     // t: the exponent of the last bit of RN_V(s); sh = t - L: bits of m below it.
     const int t = L + P - M > VF::lsb_exponent ? L + P - M : VF::lsb_exponent;
@@ -643,7 +747,7 @@ private:
         }
         canonicalise(r);
         r.flags = detail::exact_not_neg_zero;
-        *lo = round_canonical<V, false>(r, nullptr);
+        *lo = round_canonical<V, false>(r, nullptr, scale);
       } else if constexpr (Rest) {
         int r_low = limbs - 1; // the lowest nonzero limb of m mod 2^sh (used where up)
         for (int k = 0; up && 32 * k < sh; ++k) {
@@ -656,7 +760,8 @@ private:
           }
         }
         const remainder_digits<Digits> rest{mag, sh, up, r_low};
-        *lo = round_digits<V, false>(rest, negative != up, detail::exact_not_neg_zero, nullptr);
+        *lo = round_digits<V, false>(rest, negative != up, detail::exact_not_neg_zero, nullptr,
+                                     scale);
       }
       q += up ? 1 : 0;
     }
@@ -665,13 +770,9 @@ private:
 };
 
 namespace detail {
-// The norm from the exact sum of squares s rounded to double: sqrt(s) (correctly rounded), then
-// rounded to Out (float, double, __half, __nv_bfloat16): within 1 ulp of the true norm (the two
-// double roundings add less than 2^-52 relative error before the rounding to Out; a double result
-// is at most 0.5 + 2^-1 ulp away).
+// A norm computed in double (v), rounded to Out.
 template <class Out>
-TCR_HD Out exact_norm_result(double s) {
-  const double v = ::sqrt(s);
+TCR_HD Out norm_of_root(double v) {
   if constexpr (std::is_same_v<Out, double>)
     return v;
   else if constexpr (std::is_same_v<Out, float>)
@@ -680,6 +781,35 @@ TCR_HD Out exact_norm_result(double s) {
     return __double2half(v);
   else
     return __double2bfloat16(v);
+}
+// The norm from the exact sum of squares s rounded to double: sqrt(s) (correctly rounded), then
+// rounded to Out (float, double, __half, __nv_bfloat16): within 1 ulp of the true norm (the two
+// double roundings add less than 2^-52 relative error before the rounding to Out; a double result
+// is at most 0.5 + 2^-1 ulp away).
+template <class Out>
+TCR_HD Out exact_norm_result(double s) {
+  return norm_of_root<Out>(::sqrt(s));
+}
+// The norm from the exact sum of squares of doubles (any s from 2^-2148 to beyond DBL_MAX, where
+// RN_double(s) may underflow or overflow): with 2^E <= s < 2^(E + 1) and k = floor(E / 2),
+// s' = s 2^-2k lies in [1, 4), so RN_double(s') rounds at full precision (finish_scaled); then
+// v = sqrt(RN_double(s')) in [1, 2] (correctly rounded) and the norm is v 2^k, rounded to Out.
+// Within 1 ulp of the true norm sqrt(s') 2^k: RN_double(s') is within 2^-53 relative, so its
+// root within 2^-54 relative (at most 2^-53 absolute, half an ulp of [1, 2)), plus sqrt's half an
+// ulp: at most 1 ulp of v; v 2^k is exact in double unless the norm is below 2^-1022, where the
+// scaling rounds once more to the subnormal spacing (at least 2 ulps of v: at most 1/2 + 1/2 of
+// it in all), and a float, __half or __nv_bfloat16 Out rounds once more from a double within 1
+// ulp of double (far below half its own ulp: at most 1 ulp in all). Zero, Inf and NaN sums give
+// sqrt of them (exact_norm_result).
+template <class Out>
+TCR_HD Out exact_norm_wide(const exact_partial<double_products>& p) {
+  const exact_sum<double_products> s{};
+  const int e = exact_sum<double_products>::top_exponent(p);
+  if (e == INT_MIN)
+    return exact_norm_result<Out>(s.template finish<double>(p));
+  const int k = e >= 0 ? e / 2 : -((1 - e) / 2); // floor(e / 2)
+  const double v = ::sqrt(s.template finish_scaled<double>(p, -2 * k));
+  return norm_of_root<Out>(::scalbn(v, k));
 }
 } // namespace detail
 
@@ -747,5 +877,17 @@ template <class Out, class T>
 TCR_HD Out exact_finish(const exact_partial<T>& p) {
   return exact_sum<T>{}.template finish<Out>(p);
 }
+
+namespace detail {
+// The exact modes' norm from a canonical partial of the sum of squares: sqrt(RN_double(s))
+// rounded to Out for products of float-range values, exact_norm_wide's for doubles' products.
+template <class Out, class T>
+TCR_HD Out exact_norm_of(const exact_partial<T>& p) {
+  if constexpr (std::is_same_v<T, double_products>)
+    return exact_norm_wide<Out>(p);
+  else
+    return exact_norm_result<Out>(exact_finish<double>(p));
+}
+} // namespace detail
 
 } // namespace tcr

@@ -954,6 +954,59 @@ struct binned_exact_sum {
   }
 };
 
+#if defined(__CUDACC__)
+namespace detail {
+// The windows of rows of binned_exact_sum_f64 and binned_exact_dot_f64 (Rows: window_bins,
+// bin_spacing_exponent(first row, k), piece_spacing_exponent(biased exponent)), over the block
+// state Block (binned_block). A piece outside the window (or subnormal, or Inf / NaN, or +0) into
+// the block's limbs, exactly.
+template <class Block, class Rows>
+__device__ __noinline__ void add_outside_piece(double p, int e) {
+  std::uint32_t flags = 0;
+  const int g = Rows::piece_spacing_exponent(e);
+  const long long d = bin_digit_wide(p, g, flags);
+  if (d != 0)
+    atomic_add_scaled<Block::limbs>(Block::limb_array(), d, g - Block::L);
+  if (flags != 0)
+    atomicOr(Block::flags_word(), flags);
+}
+// The window's rows into the block's limbs (digits), and cleared. A lane without a window
+// (first_row < 0: it has added nothing, its rows are -0) takes part with zero digits. Where
+// the whole warp runs this together and every window is the same, the warp sums each row's
+// digits (each below 2^53, the sum below 2^58) and lane 0 adds them: one set of atomics per
+// warp; else each lane adds its own.
+template <class Block, class Rows>
+__device__ __noinline__ void spill_window_rows(int first_row) {
+  std::uint32_t flags = 0;
+  double* b = Block::bins_of_thread();
+  bool together = whole_warp();
+  int row0 = first_row;
+  if (together) {
+    const int top = warp_max(first_row);
+    together = __all_sync(0xffffffffu, first_row < 0 || first_row == top);
+    row0 = together ? top : first_row;
+  }
+  if (row0 < 0)
+    return; // no lane of this warp (or this lane, alone) has a window
+#pragma unroll 1
+  for (int k = 0; k < Rows::window_bins; ++k) {
+    const int g = Rows::bin_spacing_exponent(row0, k);
+    long long d = bin_digit_wide(b[k * Rows::threads], g, flags);
+    b[k * Rows::threads] = -0.0;
+    if (together) {
+      d = warp_sum64(d);
+      if ((threadIdx.x & 31) != 0)
+        continue;
+    }
+    if (d != 0)
+      atomic_add_scaled<Block::limbs>(Block::limb_array(), d, g - Block::L);
+  }
+  if (flags != 0)
+    atomicOr(Block::flags_word(), flags);
+}
+} // namespace detail
+#endif
+
 // binned_exact_sum_f64<Threads>: the exact sum of doubles (Sum, Asum of f64), the interface of
 // binned_exact_sum, its partial exact_partial<double>.
 //
@@ -1171,49 +1224,11 @@ private:
   __device__ static bool is_negative_zero(double p) {
     return __double_as_longlong(p) == static_cast<long long>(detail::negative_zero_bits);
   }
-  // A piece outside the window (or subnormal, or Inf / NaN, or +0) into the block's limbs,
-  // exactly.
-  __device__ static __noinline__ void add_outside(double p, int e) {
-    std::uint32_t flags = 0;
-    const int g = piece_spacing_exponent(e);
-    const long long d = detail::bin_digit_wide(p, g, flags);
-    if (d != 0)
-      detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
-    if (flags != 0)
-      atomicOr(block::flags_word(), flags);
+  __device__ static void add_outside(double p, int e) {
+    detail::add_outside_piece<block, binned_exact_sum_f64>(p, e);
   }
-  // The window's rows into the block's limbs (digits), and cleared. A lane without a window
-  // (first_row < 0: it has added nothing, its rows are -0) takes part with zero digits. Where
-  // the whole warp runs this together and every window is the same, the warp sums each row's
-  // digits (each below 2^53, the sum below 2^58) and lane 0 adds them: one set of atomics per
-  // warp; else each lane adds its own.
-  __device__ static __noinline__ void spill_window(int first_row) {
-    std::uint32_t flags = 0;
-    double* b = block::bins_of_thread();
-    bool together = detail::whole_warp();
-    int row0 = first_row;
-    if (together) {
-      const int top = detail::warp_max(first_row);
-      together = __all_sync(0xffffffffu, first_row < 0 || first_row == top);
-      row0 = together ? top : first_row;
-    }
-    if (row0 < 0)
-      return; // no lane of this warp (or this lane, alone) has a window
-#pragma unroll 1
-    for (int k = 0; k < window_bins; ++k) {
-      const int g = bin_spacing_exponent(row0, k);
-      long long d = detail::bin_digit_wide(b[k * Threads], g, flags);
-      b[k * Threads] = -0.0;
-      if (together) {
-        d = detail::warp_sum64(d);
-        if ((threadIdx.x & 31) != 0)
-          continue;
-      }
-      if (d != 0)
-        detail::atomic_add_scaled<block::limbs>(block::limb_array(), d, g - L);
-    }
-    if (flags != 0)
-      atomicOr(block::flags_word(), flags);
+  __device__ static void spill_window(int first_row) {
+    detail::spill_window_rows<block, binned_exact_sum_f64>(first_row);
   }
 #endif
 };
@@ -1407,6 +1422,249 @@ private:
     int k = (e >> 4) - detail::product_bin_base;
     k = k < 0 ? 0 : (k > bins - 1 ? bins - 1 : k);
     b[k * Threads] += v;
+  }
+#endif
+};
+
+// binned_exact_dot_f64<X, Y, Threads, Squares>: the exact sum of products x_i y_i (Squares: of
+// x_i^2) where an operand is double (the other widened to double, exactly); the interface of
+// binned_exact_dot, its partial exact_partial<double_products> (compensated/exact.cuh: last bit
+// 2^-2148, 132 limbs). finish<Out> rounds the exact sum once (Dot); with Squares (Nrm2) the
+// result is detail::exact_norm_wide's (within 1 ulp of the true norm over the whole range).
+//
+// Exactness. A product x y of doubles x = Mx 2^qx, y = My 2^qy (integers Mx, My < 2^53,
+// q = max(E, 1) - 1075 for the biased exponent E) splits into hi = RN(x y) and lo = x y - hi,
+// computed as fma(x, y, -hi) (explicit roundings: contraction cannot merge them). lo is exact
+// whenever hi is finite and qx + qy >= -1074: x y is a multiple of 2^(qx + qy) below
+// 2^(106 + qx + qy), so ulp(hi) <= 2^(53 + qx + qy) and lo, a multiple of 2^(qx + qy) with
+// |lo| <= ulp(hi) / 2, is an integer below 2^53 times 2^(qx + qy) >= 2^-1074: a double, and the
+// FMA's one rounding returns it. Both conditions hold for max(Ex, 1) + max(Ey, 1) in
+// [1076, 3067] (then |x y| < 2^(Ex + Ey - 2044) <= 2^1023, and for normal or subnormal operands
+// qx + qy >= -1074; |x y| >= 2^-970, so hi is normal), and for any finite product with a zero
+// operand (hi = +-0 with IEEE's sign, lo = 0). Other products (Inf or NaN operands, products
+// beyond double's range or too small for lo) take the slow path: the 106-bit integer product
+// Mx My (two 64-bit multiplies) goes into the block's limbs at once as two digits below 2^53
+// (add_product_outside), with IEEE's special values and zero sign as exact_sum's add_product_f64.
+//
+// Bins. hi and lo are cut as binned_exact_sum_f64 cuts a double (hi piece: 26 significant bits,
+// lo piece: at most 27), and the four pieces go to the rows (16 exponents each) of their own
+// exponents, in a window of 12 rows per thread (24 KB of shared memory for 256 threads): the
+// argument of binned_exact_sum_f64 holds for each row (pieces multiples of the row's spacing g_r
+// below 2^42 g_r). A product puts at most two pieces into one row: hi's two pieces are at least
+// 26 exponents apart, so are lo's, and |lo| <= 2^-53 |hi| (only hi's low piece and lo's high
+// piece can share a row). So a thread spills its window every 2^10 products (2^11 pieces a row).
+// The window's first row is 7 rows below the row of the largest first product of the lanes that
+// start together (its pieces reach about 80 exponents below it): it holds the products within
+// about 2^64 above it and every piece of them; pieces outside go to the limbs exactly, one by one
+// (zero lo are skipped: hi carries the zero sign). Any window gives the same exact sum.
+//
+// Cost per product (both operands in range): the widening of non-double operands, a DMUL, a DFMA,
+// two piece splits (a DADD each) and four window tests and bin adds (LDS.64, DADD, STS.64).
+template <class X, class Y, int Threads, bool Squares>
+struct binned_exact_dot_f64 {
+  static constexpr int window = 12;
+  static constexpr int window_bins = window;
+  static constexpr int threads = Threads;
+  // Products between spills (two pieces per row and product at most: header comment).
+  static constexpr std::uint32_t max_products = 1u << 10;
+  static_assert(Threads >= 32 && Threads % 32 == 0, "tcr::binned_exact_dot_f64: whole warps");
+  static_assert(window * Threads * 8 <= 48 * 1024,
+                "tcr::binned_exact_dot_f64: the bins of a block fit 48 KB of static shared memory");
+  using value_type = double;
+  using partial_type = exact_partial<double_products>;
+  using compact_type = void;
+  using rows = binned_exact_sum_f64<Threads>; // the rows' spacings, the split
+
+  int base = -1;              // the window's first row (-1: not chosen yet)
+  std::uint32_t products = 0; // since the last spill
+
+  TCR_HD static constexpr int bin_spacing_exponent(int row0, int k) {
+    return rows::spacing_exponent(row0 + k);
+  }
+  TCR_HD static constexpr int piece_spacing_exponent(int e) {
+    return rows::piece_spacing_exponent(e);
+  }
+  // The window's first row for a product of biased exponent about e (header comment).
+  TCR_HD static constexpr int first_row(int e) {
+    return (e >> 4) - 7 < 1 ? 1 : ((e >> 4) - 7 > 127 - window ? 127 - window : (e >> 4) - 7);
+  }
+  // Whether hi = RN(x y), lo = fma(x, y, -hi) give x y exactly, from the biased exponents and
+  // whether an operand is zero (header comment).
+  TCR_HD static bool two_prod_exact(int ex, int ey, bool zero) {
+    const int sx = ex > 1 ? ex : 1;
+    const int sy = ey > 1 ? ey : 1;
+    return ex != 0x7ff && ey != 0x7ff &&
+           (zero || static_cast<unsigned>(sx + sy - 1076) <= static_cast<unsigned>(3067 - 1076));
+  }
+
+#if defined(__CUDACC__)
+  using block = detail::binned_block<binned_exact_dot_f64, double_products, window_bins, Threads>;
+
+  __device__ void prepare() {
+    block::prepare(true);
+    base = -1;
+    products = 0;
+  }
+  // n more products may follow with Checked = false (as binned_exact_dot's).
+  __device__ void reserve(std::uint32_t n) {
+    if (products + n > max_products) {
+      spill_window(base);
+      products = 0;
+    }
+  }
+  template <bool Checked = true, int N>
+  __device__ void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!Squares, "tcr::binned_exact_dot_f64: two operands for Dot");
+    double dx[N], dy[N];
+    widen_all(x, dx);
+    widen_all(y, dy);
+    add_products<Checked>(dx, dy);
+  }
+  template <bool Checked = true, int N>
+  __device__ void add(const X (&x)[N]) {
+    static_assert(Squares, "tcr::binned_exact_dot_f64: one operand for Nrm2");
+    double dx[N];
+    widen_all(x, dx);
+    add_products<Checked>(dx, dx);
+  }
+
+  __device__ const partial_type& block_partial() const {
+    spill_window(base); // every thread: a warp's spill is a collective where it can be
+    __syncthreads();
+    return detail::canonical_in_place(block::block_sum());
+  }
+  __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
+    return detail::merge_partials_block<double_products, Threads>(g, count);
+  }
+#endif
+
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return exact_merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(!Squares || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>),
+                  "tcr::binned_exact_dot_f64: the norm into a float, double, __half or "
+                  "__nv_bfloat16 result");
+    if constexpr (Squares && !std::is_same_v<Out, partial_type>)
+      return detail::exact_norm_wide<Out>(p);
+    else
+      return exact_finish<Out>(p);
+  }
+#if defined(__CUDACC__)
+  // finish by one warp together: round_warp for the Dot; the norm by every lane alone.
+  template <class Out>
+  __device__ Out warp_finish(const partial_type& p) const {
+    if constexpr (Squares && !std::is_same_v<Out, partial_type>)
+      return detail::exact_norm_wide<Out>(p);
+    else
+      return detail::warp_exact_finish<Out>(p);
+  }
+#endif
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return exact_sum<double_products>{}.template empty_result<Out>();
+  }
+
+private:
+#if defined(__CUDACC__)
+  __device__ static int exponent_field(double p) {
+    return static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
+  }
+  __device__ static bool is_zero(double v) {
+    return (__double_as_longlong(v) << 1) == 0;
+  }
+  // The biased exponent of x y, about (0 for a zero operand): for the window's choice only.
+  __device__ static int product_exponent(double x, double y) {
+    if (is_zero(x) || is_zero(y))
+      return 0;
+    const int ex = exponent_field(x), ey = exponent_field(y);
+    const int e = (ex > 1 ? ex : 1) + (ey > 1 ? ey : 1) - 1023;
+    return e < 0 ? 0 : (e > 2046 ? 2046 : e);
+  }
+  // The window of the lanes that run this together: first_row of the largest of their first
+  // products (a zero first product of one lane does not pull the window down).
+  __device__ static int warp_first_row(double x, double y) {
+    const unsigned mask = __activemask();
+    return first_row(
+        static_cast<int>(__reduce_max_sync(mask, static_cast<unsigned>(product_exponent(x, y)))));
+  }
+  template <bool Checked, int N>
+  __device__ void add_products(const double (&x)[N], const double (&y)[N]) {
+    static_assert(std::uint32_t(N) <= max_products, "tcr::binned_exact_dot_f64::add");
+    if constexpr (Checked)
+      reserve(std::uint32_t(N));
+    products += std::uint32_t(N);
+    if (base < 0)
+      base = warp_first_row(x[0], y[0]);
+    double* b = block::bins_of_thread();
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const bool zero = is_zero(x[i]) || is_zero(y[i]);
+      if (two_prod_exact(exponent_field(x[i]), exponent_field(y[i]), zero)) {
+        const double hi = __dmul_rn(x[i], y[i]);
+        const double lo = __fma_rn(x[i], y[i], -hi);
+        add_double(b, hi);
+        if (!is_zero(lo))
+          add_double(b, lo);
+      } else {
+        add_product_outside(x[i], y[i]);
+      }
+    }
+  }
+  // v's two pieces (rows::split's, v finite) into the window or the limbs.
+  __device__ void add_double(double* b, double v) const {
+    const double hi = rows::clear_low_bits(v);
+    add_piece(b, hi);
+    add_piece(b, __dsub_rn(-0.0, __dsub_rn(hi, v))); // -(hi - v): -0 where it vanishes
+  }
+  __device__ void add_piece(double* b, double p) const {
+    const int e = exponent_field(p);
+    const auto k = static_cast<unsigned>((e >> 4) - base); // the row in the window
+    if (k < static_cast<unsigned>(window) && e != 0)       // (subnormal pieces never: as rows')
+      b[k * Threads] += p;
+    else if (__double_as_longlong(p) != static_cast<long long>(detail::negative_zero_bits))
+      detail::add_outside_piece<block, binned_exact_dot_f64>(p, e); // -0 adds nothing
+  }
+  __device__ static void spill_window(int first_row) {
+    detail::spill_window_rows<block, binned_exact_dot_f64>(first_row);
+  }
+  // A product that TwoProd does not give exactly (header comment) into the block's limbs: the
+  // 106-bit integer Mx My at bit px + py of the limbs (last bit 2^-2148), as two digits below
+  // 2^53; the flags as exact_sum<double_products>::add_product_f64 sets them.
+  __device__ static __noinline__ void add_product_outside(double x, double y) {
+    const auto ux = static_cast<unsigned long long>(__double_as_longlong(x));
+    const auto uy = static_cast<unsigned long long>(__double_as_longlong(y));
+    const int ex = static_cast<int>(ux >> 52) & 0x7ff;
+    const int ey = static_cast<int>(uy >> 52) & 0x7ff;
+    constexpr unsigned long long frac_mask = (1ull << 52) - 1;
+    const unsigned long long fx = ux & frac_mask, fy = uy & frac_mask;
+    const bool negative = ((ux ^ uy) >> 63) != 0;
+    const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
+    std::uint32_t flags = 0;
+    if (ex == 0x7ff || ey == 0x7ff) {
+      const bool nan = (ex == 0x7ff && fx != 0) || (ey == 0x7ff && fy != 0) || zero;
+      flags =
+          (nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf)) |
+          detail::exact_not_neg_zero;
+    } else {
+      if (!(zero && negative))
+        flags = detail::exact_not_neg_zero;
+      if (!zero) {
+        const unsigned long long mx = fx | (static_cast<unsigned long long>(ex != 0) << 52);
+        const unsigned long long my = fy | (static_cast<unsigned long long>(ey != 0) << 52);
+        const unsigned long long lo = mx * my, hi = __umul64hi(mx, my);
+        const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
+        const auto d0 = static_cast<long long>(lo & ((1ull << 53) - 1));
+        const auto d1 = static_cast<long long>((hi << 11) | (lo >> 53));
+        if (d0 != 0)
+          detail::atomic_add_scaled<block::limbs>(block::limb_array(), negative ? -d0 : d0, pos);
+        if (d1 != 0)
+          detail::atomic_add_scaled<block::limbs>(block::limb_array(), negative ? -d1 : d1,
+                                                  pos + 53);
+      }
+    }
+    atomicOr(block::flags_word(), flags);
   }
 #endif
 };

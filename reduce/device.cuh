@@ -50,19 +50,21 @@
 // rounded too. Inf and NaN as in plain summation; zeros: -0 only when every term is -0; n = 0
 // gives +0. Every input type for Sum and Asum (f64: binned_exact_sum_f64, pieces of 26 and 27
 // bits binned by exponent); Dot and Nrm2 of the float-range types, in any pairing (products exact
-// in double); Dot and Nrm2 with a double operand, Nrm2 into df32 / dd, and Engine::tensor_core give
-// cudaErrorNotSupported. How, and the proofs: compensated/exact_binned.cuh, compensated/exact.cuh.
-// Sum, Asum, Dot and Nrm2 into a float or a double (of doubles: Sum and Asum) first run a
-// certified double-word pass (certify_first_accumulator in compensated/certified.cuh: the value
-// with a rigorous error bound; Nrm2: of the sum of squares) and return its rounding where every
-// value within the bound rounds to it, which is then the exact sum's rounding (Nrm2: the root of
-// RN_double of the sum of squares); only where it does not (exact ties, condition numbers from
-// about 1e16 up for float results, zero, Inf or NaN results, an overflow on the way) does the
-// exact pass run, in the same kernel: the same bits either way, the input read once more.
-// Beyond one block this pass is a cooperative launch (every block resident at once; capturable
-// in a graph; a device that refuses it gets the plain exact grid).
-// A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
-// exact_partial<double> (f64) or exact_partial<tcr::float_products> (Dot, Nrm2) receives the
+// in double); Dot and Nrm2 with a double operand (binned_exact_dot_f64: TwoProd pieces binned by
+// exponent, products beyond its range exactly as integers; the norm within 1 ulp over the whole
+// range). Nrm2 into df32 / dd and Engine::tensor_core give cudaErrorNotSupported. How, and the
+// proofs: compensated/exact_binned.cuh, compensated/exact.cuh. Sum, Asum, Dot and Nrm2 into a float
+// or a double (of doubles: Sum and Asum) first run a certified double-word pass
+// (certify_first_accumulator in compensated/certified.cuh: the value with a rigorous error bound;
+// Nrm2: of the sum of squares) and return its rounding where every value within the bound rounds to
+// it, which is then the exact sum's rounding (Nrm2: the root of RN_double of the sum of squares);
+// only where it does not (exact ties, condition numbers from about 1e16 up for float results, zero,
+// Inf or NaN results, an overflow on the way) does the exact pass run, in the same kernel: the same
+// bits either way, the input read once more. Beyond one block this pass is a cooperative launch
+// (every block resident at once; capturable in a graph; a device that refuses it gets the plain
+// exact grid). A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
+// exact_partial<double> (f64), exact_partial<tcr::float_products> (Dot, Nrm2) or
+// exact_partial<tcr::double_products> (Dot, Nrm2 with a double operand) receives the
 // canonical partial state instead (exact modes only, else cudaErrorInvalidValue): merge the
 // partials of parts of the data with tcr::exact_merge, in any order, and round with
 // tcr::exact_finish<Out> (the empty partial gives -0): the same bits as one call on all of it.
@@ -602,18 +604,18 @@ constexpr bool reduce_types_ok() {
 template <op_kind Op, class X, class Y, class Out>
 struct exact_accumulator_of {
   static constexpr bool dot_like = Op == op_kind::dot || Op == op_kind::nrm2;
-  // Dot and Nrm2 of double operands, and Nrm2 into a pair, have no exact path
-  // (cudaErrorNotSupported).
+  static constexpr bool double_operand = std::is_same_v<X, double> || std::is_same_v<Y, double>;
+  // Nrm2 into a pair has no exact path (cudaErrorNotSupported).
   static constexpr bool supported =
-      !dot_like ||
-      (!std::is_same_v<X, double> && !std::is_same_v<Y, double> &&
-       !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>)));
+      !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
   // Doubles in paired rows (a hi and a lo bin per row: compensated/exact_binned.cuh): H100,
   // 2^28 / 2^30 doubles of 53 significant bits, 751 / 2885 us against 1144 / 3766 with single
   // rows (CUB 705 / 2789; bench/results/2026-12-05-h100-s19/); single rows are 7-9% faster up to
   // 2^18.
   using type = std::conditional_t<
-      dot_like, binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>,
+      dot_like,
+      std::conditional_t<double_operand, binned_exact_dot_f64<X, Y, 256, Op == op_kind::nrm2>,
+                         binned_exact_dot<X, Y, 128, Op == op_kind::nrm2>>,
       std::conditional_t<std::is_same_v<X, double>, binned_exact_sum_f64<256, true>,
                          binned_exact_sum<X, 256>>>;
 };
@@ -740,9 +742,9 @@ struct certify_first_of {
                 XS, std::conditional_t<binary, YS, const X*>, out_type*>;
 };
 
-// Sum, Asum, Dot, Nrm2 in the exact modes. Dot and Nrm2 of double operands and Nrm2 into df32 or
-// dd have no exact path (cudaErrorNotSupported, after the size query and before anything runs),
-// nor have the tensor-core engines.
+// Sum, Asum, Dot, Nrm2 in the exact modes. Nrm2 into df32 or dd has no exact path
+// (cudaErrorNotSupported, after the size query and before anything runs), nor have the
+// tensor-core engines.
 template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt>
 cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
                       const YS& ys, const OutIt& out, std::int64_t n, cudaStream_t stream,
@@ -893,11 +895,12 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const XIt
     using E = exact_accumulator_of<Op, X, Y, Out>;
     static_assert(is_input_type_v<X> && is_input_type_v<Y> && E::supported,
                   "tcr: an exact_partial result: Sum, Asum, Dot or Nrm2 of floating-point input "
-                  "types (Dot and Nrm2: not double)");
+                  "types");
     static_assert(std::is_same_v<Out, typename E::type::partial_type>,
                   "tcr: the exact partial of Sum and Asum of double inputs is "
                   "tcr::exact_partial<double>, of the other input types tcr::exact_partial<float>; "
-                  "of Dot and Nrm2, tcr::exact_partial<tcr::float_products>");
+                  "of Dot and Nrm2, tcr::exact_partial<tcr::float_products> "
+                  "(tcr::exact_partial<tcr::double_products> with a double operand)");
     if (options.accuracy != Accuracy::reproducible &&
         options.accuracy != Accuracy::correctly_rounded && d_temp_storage != nullptr)
       return cudaErrorInvalidValue;

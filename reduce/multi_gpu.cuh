@@ -22,8 +22,7 @@
 //   - Accuracy::reproducible / ::correctly_rounded: the part's exact partial
 //     (tcr::exact_partial, compensated/exact.cuh), merged exactly and rounded once: the bits of
 //     tcr::DeviceReduce over the whole vector on one GPU, whatever the number of ranks, the sizes
-//     of their parts or the NCCL configuration. Sum and Asum of every input type; Dot and Nrm2 of
-//     the float-range types (a double operand: cudaErrorNotSupported, as DeviceReduce).
+//     of their parts or the NCCL configuration. Sum, Asum, Dot and Nrm2 of every input type.
 // Inputs: the floating-point types of DeviceReduce (e4m3, e5m2, half, bfloat16, float, double;
 // iterators as there); d_out a device pointer to float or double. A rank whose part is empty
 // (n = 0) takes part and is skipped by the merge; no elements at all gives +0.
@@ -70,14 +69,14 @@ template <class X>
 using value_of = std::remove_cv_t<typename std::iterator_traits<X>::value_type>;
 
 // The exact partial of an operation on X (and Y): Sum and Asum sum values (double inputs: the
-// double format), Dot and Nrm2 products of float-range values.
+// double format), Dot and Nrm2 products (of two doubles where an operand is double).
 template <op_kind Op, class X, class Y>
 struct exact_state {
   static constexpr bool products = Op == op_kind::dot || Op == op_kind::nrm2;
-  static constexpr bool supported =
-      !products || (!std::is_same_v<X, double> && !std::is_same_v<Y, double>);
-  using type = exact_partial<std::conditional_t<
-      products, float_products, std::conditional_t<std::is_same_v<X, double>, double, float>>>;
+  static constexpr bool doubles = std::is_same_v<X, double> || std::is_same_v<Y, double>;
+  using type = exact_partial<
+      std::conditional_t<products, std::conditional_t<doubles, double_products, float_products>,
+                         std::conditional_t<std::is_same_v<X, double>, double, float>>>;
 };
 // The pair of the compensated modes: df32 for float results of float-range inputs (DeviceReduce's
 // float machinery), else dd.
@@ -120,7 +119,7 @@ __global__ void merge_kernel(const part_record<P>* g_parts, int ranks, Out* g_ou
     if (!any)
       *g_out = Out(0); // DeviceReduce's n = 0
     else if constexpr (Op == op_kind::nrm2)
-      *g_out = exact_norm_result<Out>(exact_finish<double>(acc));
+      *g_out = exact_norm_of<Out>(acc);
     else
       *g_out = exact_finish<Out>(acc);
   }
@@ -201,19 +200,8 @@ cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, XIt x, YI
     return cudaErrorInvalidValue; // the size query too: it needs the number of ranks
   if (options.accuracy == Accuracy::reproducible ||
       options.accuracy == Accuracy::correctly_rounded) {
-    using E = exact_state<Op, X, Y>;
-    if constexpr (E::supported) {
-      return run_with<Op, typename E::type>(d_temp_storage, temp_storage_bytes, x, y, out, n, comm,
-                                            stream, options);
-    } else {
-      if (d_temp_storage == nullptr) { // as DeviceReduce: the size query answers
-        temp_storage_bytes = 1;
-        return cudaSuccess;
-      }
-      if (n < 0 || out == nullptr)
-        return cudaErrorInvalidValue;
-      return cudaErrorNotSupported;
-    }
+    return run_with<Op, typename exact_state<Op, X, Y>::type>(d_temp_storage, temp_storage_bytes, x,
+                                                              y, out, n, comm, stream, options);
   }
   return run_with<Op, pair_state<X, Y, Out>>(d_temp_storage, temp_storage_bytes, x, y, out, n, comm,
                                              stream, options);

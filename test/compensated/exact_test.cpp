@@ -41,7 +41,9 @@ bool same_partial(const tcr::exact_partial<T>& a, const tcr::exact_partial<T>& b
 // The value of a partial, exactly.
 template <class T>
 mp value_of(const tcr::exact_partial<T>& p) {
-  mp s(state_bits), t(state_bits);
+  constexpr mpfr_prec_t bits =
+      std::max<mpfr_prec_t>(state_bits, 32 * tcr::exact_partial<T>::limbs + 64);
+  mp s(bits), t(bits);
   for (int k = 0; k < tcr::exact_partial<T>::limbs; ++k) {
     mpfr_set_si_2exp(t.get(), long(p.limb[k]), 32 * k + tcr::detail::exact_format<T>::lsb_exponent,
                      MPFR_RNDN);
@@ -912,4 +914,203 @@ TEST_CASE("exact_dot_sum: special values and zero signs as IEEE products and sum
   for (int i = 0; i < (1 << 20); ++i)
     c.add(big, big);
   CHECK(c.finish<double>(c.partial()) == std::ldexp(double(big[0]) * double(big[0]), 20));
+}
+
+namespace {
+using f64_dot = tcr::binned_exact_dot_f64<double, double, 256, false>;
+
+tcr::exact_sum<tcr::double_products> dot_f64_of(const std::vector<double>& x,
+                                                const std::vector<double>& y) {
+  tcr::exact_sum<tcr::double_products> a;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double vx[1] = {x[i]}, vy[1] = {y[i]};
+    a.add_products(vx, vy);
+  }
+  return a;
+}
+
+// |v - the correctly rounded sqrt(s)| in ulps of that rounding (MPFR, exactly enough).
+double norm_error_ulps(double v, const mp& s) {
+  mp r(mp::exact_dot_bits);
+  mpfr_sqrt(r.get(), s.get(), MPFR_RNDN);
+  const double cr = r.to_double();
+  const double ulp = std::nextafter(cr, std::numeric_limits<double>::infinity()) - cr;
+  mp d(mp::exact_dot_bits);
+  mpfr_sub_d(d.get(), r.get(), v, MPFR_RNDN);
+  return std::fabs(mpfr_get_d(d.get(), MPFR_RNDU)) / ulp;
+}
+
+// The partial of x . y over doubles is canonical and MPFR's exact sum; the Dot's finishes are
+// MPFR's RN of it, for every split; Nrm2 (x . x) is within 1 ulp of the correctly rounded norm.
+void check_exact_dot_f64(const std::vector<double>& x, const std::vector<double>& y) {
+  const auto a = dot_f64_of(x, y);
+  const auto p = a.partial();
+  for (int k = 0; k + 1 < tcr::exact_partial<tcr::double_products>::limbs; ++k)
+    REQUIRE((p.limb[k] >= 0 && p.limb[k] < (std::int64_t(1) << 32)));
+  const mp s = tcr::test::exact_dot(x, y);
+  REQUIRE(mpfr_cmp(value_of(p).get(), s.get()) == 0);
+  CHECK(bits_of(a.finish<double>(p)) == bits_of(s.to_double()));
+  CHECK(bits_of(a.finish<float>(p)) == bits_of(s.to_float()));
+  CHECK(bits_of(f64_dot{}.finish<double>(p)) == bits_of(s.to_double()));
+  const std::size_t h = x.size() / 3;
+  const auto lo = dot_f64_of({x.begin(), x.begin() + long(h)}, {y.begin(), y.begin() + long(h)});
+  const auto hi = dot_f64_of({x.begin() + long(h), x.end()}, {y.begin() + long(h), y.end()});
+  CHECK(same_partial(p, a.merge(hi.partial(), lo.partial())));
+  const auto q = dot_f64_of(x, x).partial();
+  const mp ss = tcr::test::exact_dot(x, x);
+  REQUIRE(mpfr_cmp(value_of(q).get(), ss.get()) == 0);
+  const double nrm = tcr::binned_exact_dot_f64<double, double, 256, true>{}.finish<double>(q);
+  mp root(mp::exact_dot_bits);
+  mpfr_sqrt(root.get(), ss.get(), MPFR_RNDN);
+  if (mpfr_zero_p(ss.get()))
+    CHECK(bits_of(nrm) == bits_of(0.0));
+  else if (std::isinf(root.to_double())) // beyond DBL_MAX + ulp / 2: DBL_MAX is within 1 ulp
+    CHECK(nrm >= std::numeric_limits<double>::max());
+  else
+    CHECK(norm_error_ulps(nrm, ss) <= 1.0);
+}
+
+// The two_prod_exact rule of binned_exact_dot_f64 (compensated/exact_binned.cuh): where it holds,
+// hi = RN(x y) and lo = fma(x, y, -hi) are finite and hi + lo = x y exactly; hi and lo each cut
+// into the accumulator's pieces put at most two pieces into one row of 16 exponents, every
+// piece a multiple of its row's spacing below 2^42 of it (or subnormal: the slow path). Returns
+// whether the rule held.
+bool check_two_prod(double x, double y) {
+  std::uint64_t ux, uy;
+  std::memcpy(&ux, &x, 8);
+  std::memcpy(&uy, &y, 8);
+  const int ex = int(ux >> 52) & 0x7ff, ey = int(uy >> 52) & 0x7ff;
+  const bool zero = x == 0 || y == 0;
+  if (!f64_dot::two_prod_exact(ex, ey, zero))
+    return false;
+  volatile double vx = x, vy = y; // no contraction across the two roundings
+  const double hi = vx * vy;
+  const double lo = std::fma(x, y, -hi);
+  REQUIRE(std::isfinite(hi));
+  REQUIRE(std::isfinite(lo));
+  mp e(mp::exact_dot_bits), t(mp::exact_dot_bits);
+  mpfr_set_d(e.get(), x, MPFR_RNDN);
+  mpfr_mul_d(e.get(), e.get(), y, MPFR_RNDN);
+  mpfr_set_d(t.get(), hi, MPFR_RNDN);
+  mpfr_add_d(t.get(), t.get(), lo, MPFR_RNDN);
+  REQUIRE(mpfr_cmp(e.get(), t.get()) == 0);
+  if (zero)
+    return true;
+  int per_row[128] = {};
+  for (double v : {hi, lo}) {
+    if (v == 0)
+      continue;
+    double pieces[2];
+    f64_dot::rows::split(v, pieces[0], pieces[1]);
+    for (double piece : pieces) {
+      if (piece == 0)
+        continue;
+      const int pe = f64_dot::rows::biased_exponent(piece);
+      if (pe == 0)
+        continue; // subnormal: the slow path, exactly
+      const int row = pe >> 4;
+      ++per_row[row];
+      const int g = f64_dot::bin_spacing_exponent(row, 0);
+      const double q = std::ldexp(piece, -g); // exact: g >= -1074 + ... and piece normal
+      REQUIRE(q == std::trunc(q));
+      REQUIRE(std::fabs(q) < 0x1p42);
+    }
+  }
+  for (int r = 0; r < 128; ++r)
+    REQUIRE(per_row[r] <= 2);
+  return true;
+}
+} // namespace
+
+TEST_CASE("exact_sum<double_products>: products of doubles over the whole range equal MPFR") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed = ", seed);
+    for (std::size_t n : {1, 2, 5, 64, 501}) {
+      INFO("n = ", n);
+      // Products from 2^-2148 up to near 2^2046: every exponent pair.
+      check_exact_dot_f64(gen_wide<double>(n, seed, -1074, 1022),
+                          gen_wide<double>(n, seed + 9, -1074, 1022));
+      check_exact_dot_f64(gen_bits<double>(n, seed, true), gen_bits<double>(n, seed + 5, false));
+      check_exact_dot_f64(gen_bits<double>(n, seed, false), gen_bits<double>(n, seed + 7, false));
+      // Ordinary data, and products whose sum stays in double's range.
+      check_exact_dot_f64(gen_wide<double>(n, seed, -40, 40),
+                          gen_wide<double>(n, seed + 3, -40, 40));
+    }
+    for (double cond : {1e8, 1e16, 1e32}) {
+      INFO("condition ", cond);
+      const auto xy = tcr::test::gen_dot<double>(1000, cond, seed);
+      check_exact_dot_f64(xy.first, xy.second);
+    }
+  }
+  const double big = std::numeric_limits<double>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  // DBL_MAX^2 - DBL_MAX^2 + 1: exact, where any double arithmetic overflows.
+  check_exact_dot_f64({big, 1.0, -big}, {big, 1.0, big});
+  check_exact_dot_f64({tiny, tiny, 1.0}, {tiny, -tiny, tiny});
+  const auto fin = [](const std::vector<double>& x, const std::vector<double>& y) {
+    const auto a = dot_f64_of(x, y);
+    return a.finish<double>(a.partial());
+  };
+  CHECK(fin({big, 1.0, -big}, {big, 1.0, big}) == 1.0);
+  CHECK(bits_of(fin({big, -big}, {2.0, 2.0})) == bits_of(0.0));
+  // A tie: 1 + 2^-53 rounds to even (1); a product of 2^-1200 above it rounds up.
+  CHECK(fin({1.0, 0x1p-27}, {1.0, 0x1p-26}) == 1.0);
+  CHECK(fin({1.0, 0x1p-27, 0x1p-600}, {1.0, 0x1p-26, 0x1p-600}) == 1.0 + 0x1p-52);
+  // Special values and zero signs as IEEE products and sums give them.
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(std::isnan(fin({inf}, {0.0})));
+  CHECK(std::isnan(fin({1.0, nan}, {1.0, 2.0})));
+  CHECK(std::isnan(fin({inf, inf}, {1.0, -1.0})));
+  CHECK(fin({inf, 5.0}, {-2.0, 1.0}) == -inf);
+  CHECK(bits_of(fin({-0.0, 3.0}, {5.0, -0.0})) == bits_of(-0.0));
+  CHECK(bits_of(fin({-0.0}, {-5.0})) == bits_of(0.0));
+  CHECK(bits_of(fin({0x1p-600}, {-0x1p-600})) == bits_of(-0.0)); // -2^-1200 rounds to -0
+  // Norms across the range: sums of squares beyond DBL_MAX and below 2^-1074 (the checks above
+  // ask for 1 ulp), an overflowing norm, and norms of zeros and specials.
+  check_exact_dot_f64({0x1p600, 0x1p600, 3.0}, {1.0, 1.0, 1.0});
+  check_exact_dot_f64({tiny, tiny}, {1.0, 1.0});
+  check_exact_dot_f64({0x1.8p-1070, -0x1p-1074, 0x1p-1060}, {1.0, 1.0, 1.0});
+  using nrm = tcr::binned_exact_dot_f64<double, double, 256, true>;
+  const auto norm = [](const std::vector<double>& x) {
+    return nrm{}.finish<double>(dot_f64_of(x, x).partial());
+  };
+  CHECK(norm({big, big}) == inf);
+  CHECK(norm({big, 0.0}) == big);
+  CHECK(norm({0x1p1000 * 3, 0x1p1000 * 4}) == 0x1p1000 * 5);
+  CHECK(norm({0x1p-1070 * 3, 0x1p-1070 * 4}) == 0x1p-1070 * 5);
+  CHECK(bits_of(norm({-0.0, -0.0})) == bits_of(0.0));
+  CHECK(norm({1.0, -inf}) == inf);
+  CHECK(std::isnan(norm({nan, 1.0})));
+  CHECK(nrm{}.finish<float>(dot_f64_of({0x1p200}, {0x1p200}).partial()) ==
+        std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE("binned_exact_dot_f64: the TwoProd rule and its pieces (host)") {
+  // Random pairs over the whole range, and pairs around the rule's edges (exponent sums 1076,
+  // 3067, subnormal and zero operands).
+  int fast = 0, total = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const auto x = gen_bits<double>(4000, seed, false);
+    const auto y = gen_bits<double>(4000, seed + 11, seed == 4);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      fast += check_two_prod(x[i], y[i]) ? 1 : 0;
+      ++total;
+    }
+  }
+  CHECK(fast > total / 4);
+  rng64 rng(99);
+  for (int i = 0; i < 20000; ++i) {
+    const int sum = int(rng.integer(1070, 1082)) + (rng.coin() ? 0 : 1991);
+    const int ex = int(rng.integer(sum > 2047 ? sum - 2046 : 1, sum > 2047 ? 2046 : sum - 1));
+    const double mx = 1 + rng.uniform(), my = 1 + rng.uniform();
+    const double x = std::ldexp(mx, ex - 1023), y = std::ldexp(my, sum - ex - 1023);
+    check_two_prod(rng.coin() ? x : -x, y);
+    check_two_prod(x, 0.0);
+    check_two_prod(std::ldexp(mx, -1074 + int(rng.integer(0, 51))), y);
+  }
+  // Ordinary data never leaves the rule.
+  const auto a = gen_wide<double>(2000, 5, -300, 300), b = gen_wide<double>(2000, 6, -300, 300);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    CHECK(check_two_prod(a[i], b[i]));
 }

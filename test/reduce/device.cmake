@@ -7,7 +7,8 @@ tcr_add_test(tcr_test_device_wide_contract_off HOST
 tcr_add_test(tcr_test_device_wide_contract_on HOST
   SOURCES ${_dev}/device_wide_test.cpp OPTIONS ${TCR_CONTRACT_ON_FLAGS})
 # The device test files, device_<t>_test.cu, each one binary; every file listed must exist.
-set(TCR_DEVICE_TESTS sum dot_nrm2 api fast large dropin iterators exact exact_dot exact_variants)
+set(TCR_DEVICE_TESTS sum dot_nrm2 api fast large dropin iterators exact exact_dot exact_dot_f64
+    exact_variants)
 foreach(t IN LISTS TCR_DEVICE_TESTS)
   if(NOT EXISTS ${_dev}/device_${t}_test.cu)
     message(FATAL_ERROR "test/reduce/device.cmake lists ${t}, but ${_dev}/device_${t}_test.cu "

@@ -623,17 +623,17 @@ TEST_SUITE("gpu") {
     const ReduceOptions tc{Accuracy::correctly_rounded, tcr::Engine::tensor_core};
     CHECK(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), 1000, 0, tc) ==
           cudaErrorNotSupported);
-    // Dot of doubles has no exact path.
+    // Nrm2 into a pair (dd) has no exact path.
     const std::vector<double> xd(1000, 1.0);
     padded_device<double> dxd(xd, 0);
-    device_buffer<double> outd(1);
-    TCR_CHECK_CUDA(cudaMemset(outd.get(), 0x7f, sizeof(double)));
-    std::size_t dot_bytes = 0;
-    REQUIRE(DeviceReduce::Dot(nullptr, dot_bytes, dxd.get(), dxd.get(), outd.get(), 1000, 0,
-                              rounded) == cudaSuccess);
-    temp_storage dot_temp(dot_bytes);
-    CHECK(DeviceReduce::Dot(dot_temp.get(), dot_bytes, dxd.get(), dxd.get(), outd.get(), 1000, 0,
-                            rounded) == cudaErrorNotSupported);
+    device_buffer<tcr::dd> outd(1);
+    TCR_CHECK_CUDA(cudaMemset(outd.get(), 0x7f, sizeof(tcr::dd)));
+    std::size_t nrm_bytes = 0;
+    REQUIRE(DeviceReduce::Nrm2(nullptr, nrm_bytes, dxd.get(), outd.get(), 1000, 0, rounded) ==
+            cudaSuccess);
+    temp_storage nrm_temp(nrm_bytes);
+    CHECK(DeviceReduce::Nrm2(nrm_temp.get(), nrm_bytes, dxd.get(), outd.get(), 1000, 0, rounded) ==
+          cudaErrorNotSupported);
     std::size_t small = bytes - 1;
     CHECK(DeviceReduce::Sum(temp.get(), small, dx.get(), out.get(), 100000, 0, rounded) ==
           cudaErrorInvalidValue);

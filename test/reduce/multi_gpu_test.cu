@@ -101,10 +101,7 @@ void check_splits(const typed_data<X>& x, const typed_data<X>& y, std::uint64_t 
   const std::int64_t n = std::int64_t(x.t.size());
   device_buffer<X> dx(x.t), dy(y.t);
   const ReduceOptions comp{};
-  constexpr bool exact_path = mg::exact_state<Op, X, X>::supported;
-  Out single_exact{};
-  if constexpr (exact_path)
-    single_exact = run_device<Out>(op_of<Op>(), dx.get(), dy.get(), n, exact::rounded);
+  const Out single_exact = run_device<Out>(op_of<Op>(), dx.get(), dy.get(), n, exact::rounded);
   for (int count : {1, 2, 3, 7, 64}) {
     const auto cut = cuts_of(n, count, seed + count);
     INFO(op_name(op_of<Op>()), "<", type_name<X>(), " -> ", type_name<Out>(), "> n = ", n,
@@ -112,10 +109,8 @@ void check_splits(const typed_data<X>& x, const typed_data<X>& y, std::uint64_t 
     const Out c = merged_parts<Op, Out, false>(dx.get(), dy.get(), cut, comp);
     check_distributed<Out>(op_of<Op>(), to_double(c), x.d, y.d, !std::is_same_v<X, double>, count);
     for (ReduceOptions e : {exact::rounded, exact::reproducible}) {
-      if constexpr (exact_path) {
-        const Out r = merged_parts<Op, Out, true>(dx.get(), dy.get(), cut, e);
-        CHECK(exact::bits_of(r) == exact::bits_of(single_exact));
-      }
+      const Out r = merged_parts<Op, Out, true>(dx.get(), dy.get(), cut, e);
+      CHECK(exact::bits_of(r) == exact::bits_of(single_exact));
     }
   }
 }
@@ -182,22 +177,12 @@ void check_one_rank(ncclComm_t comm, const typed_data<X>& x, const typed_data<X>
     device_buffer<Out> out(1);
     const cudaError_t err =
         call_mg<Op>(temp.get(), bytes, dx.get(), dy.get(), out.get(), n, comm, 0, o);
-    if constexpr (!mg::exact_state<Op, X, X>::supported) {
-      if (exact_mode) {
-        CHECK(err == cudaErrorNotSupported);
-        continue;
-      }
-    }
     REQUIRE(err == cudaSuccess);
     TCR_CHECK_CUDA(cudaDeviceSynchronize());
     const Out res = out.download()[0];
     const std::vector<std::int64_t> whole = {0, n};
-    Out merged;
-    if constexpr (mg::exact_state<Op, X, X>::supported)
-      merged = exact_mode ? merged_parts<Op, Out, true>(dx.get(), dy.get(), whole, o)
-                          : merged_parts<Op, Out, false>(dx.get(), dy.get(), whole, o);
-    else // (the exact mode was answered above)
-      merged = merged_parts<Op, Out, false>(dx.get(), dy.get(), whole, o);
+    const Out merged = exact_mode ? merged_parts<Op, Out, true>(dx.get(), dy.get(), whole, o)
+                                  : merged_parts<Op, Out, false>(dx.get(), dy.get(), whole, o);
     INFO(op_name(op_of<Op>()), "<", type_name<X>(), " -> ", type_name<Out>(), "> n = ", n,
          exact_mode ? " exact" : " compensated");
     CHECK(exact::bits_of(res) == exact::bits_of(merged));
@@ -219,7 +204,7 @@ TEST_CASE("NCCL, one rank: the merge's bits, the contracts, every operation" *
     const auto xd = typed_data<double>(gen_sum<double>(n, 1e16, 7 + n));
     const auto yd = typed_random<double>(n, 8 + n);
     check_one_rank<dop::sum, double, double>(r.comm, xd, yd);
-    check_one_rank<dop::dot, double, double>(r.comm, xd, yd); // exact: cudaErrorNotSupported
+    check_one_rank<dop::dot, double, double>(r.comm, xd, yd);
     check_one_rank<dop::nrm2, double, double>(r.comm, xd, yd);
   }
 }
