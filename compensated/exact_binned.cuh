@@ -630,10 +630,11 @@ __device__ const exact_partial<T>& merge_whole_partials(const exact_partial<T>* 
   return canonical_in_place(s);
 }
 
-// The merge of the comment above merge_limbwise, in the layout that suits T.
+// The merge of the comment above merge_limbwise, in the layout that suits T: whole partials for
+// the long states (double's 66 limbs, double_products' 132).
 template <class T, int Threads>
 __device__ const exact_partial<T>& merge_partials_block(const exact_partial<T>* g, int count) {
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (exact_partial<T>::limbs > 32)
     return merge_whole_partials<T, Threads>(g, count);
   else
     return merge_limbwise<T, Threads>(g, count);
@@ -1582,12 +1583,12 @@ private:
     const int e = (ex > 1 ? ex : 1) + (ey > 1 ? ey : 1) - 1023;
     return e < 0 ? 0 : (e > 2046 ? 2046 : e);
   }
-  // The window of the lanes that run this together: first_row of the largest of their first
-  // products (a zero first product of one lane does not pull the window down).
+  // The window: first_row of the largest first product of the warp where the whole warp runs
+  // this together (a zero first product of one lane does not pull the window down), else of the
+  // lane's own.
   __device__ static int warp_first_row(double x, double y) {
-    const unsigned mask = __activemask();
-    return first_row(
-        static_cast<int>(__reduce_max_sync(mask, static_cast<unsigned>(product_exponent(x, y)))));
+    const int e = product_exponent(x, y);
+    return first_row(detail::whole_warp() ? detail::warp_max(e) : e);
   }
   template <bool Checked, int N>
   __device__ void add_products(const double (&x)[N], const double (&y)[N]) {
@@ -1664,7 +1665,8 @@ private:
                                                   pos + 53);
       }
     }
-    atomicOr(block::flags_word(), flags);
+    if (flags != 0)
+      atomicOr(block::flags_word(), flags);
   }
 #endif
 };
