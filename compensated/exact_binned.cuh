@@ -1022,7 +1022,7 @@ __device__ __noinline__ void spill_window_rows(int first_row) {
 //
 // Window. All 128 rows would take 1 KB of shared memory per thread; a thread keeps a window of 8
 // rows (128 exponents: data of a dynamic range up to 2^128 stays in it), base .. base + 7,
-// chosen from the first input of the lowest lane of the warp that runs its first add together
+// chosen from the largest finite first input of the warp where it runs its first add together
 // (that input's row - 3, clamped to 1 .. 119 so that row 0, whose subnormal pieces break the
 // ratio, and rows 127 (Inf, NaN, sums that could overflow) never enter the window), so that a
 // warp's lanes share their window and its spills sum across the warp. Any window gives the same
@@ -1196,13 +1196,16 @@ struct binned_exact_sum_f64 {
 
 private:
 #if defined(__CUDACC__)
-  // The window of the lanes that run this together: first_row of the first input of the lowest
-  // of them, so that a warp's lanes share one window (their spills then sum across the warp).
-  // Any window gives the same exact sum; this one only decides which pieces take the slow path.
+  // The window of the lanes that run this together: first_row of the largest finite first input
+  // of the warp where the whole warp runs this together (so that its lanes share one window and
+  // their spills sum across the warp; a zero, Inf or NaN first input of one lane does not move
+  // it: a zero leader used to pin it at row 1, where every later input took the slow path), else
+  // of the lane's own first input. Any window gives the same exact sum; this one only decides
+  // which pieces take the slow path.
   __device__ static int warp_first_row(double x) {
-    const unsigned mask = __activemask();
-    const int leader = __ffs(static_cast<int>(mask)) - 1;
-    return first_row(__shfl_sync(mask, biased_exponent(x), leader));
+    const int e = biased_exponent(x);
+    const int finite = e == 0x7ff ? 0 : e;
+    return first_row(detail::whole_warp() ? detail::warp_max(finite) : finite);
   }
   // biased_exponent from the high word alone (what the add path's SASS wants).
   __device__ static int exponent_field(double p) {
@@ -1575,11 +1578,12 @@ private:
   __device__ static bool is_zero(double v) {
     return (__double_as_longlong(v) << 1) == 0;
   }
-  // The biased exponent of x y, about (0 for a zero operand): for the window's choice only.
+  // The biased exponent of x y, about (0 for a zero, Inf or NaN operand): for the window's
+  // choice only.
   __device__ static int product_exponent(double x, double y) {
-    if (is_zero(x) || is_zero(y))
-      return 0;
     const int ex = exponent_field(x), ey = exponent_field(y);
+    if (is_zero(x) || is_zero(y) || ex == 0x7ff || ey == 0x7ff)
+      return 0;
     const int e = (ex > 1 ? ex : 1) + (ey > 1 ? ey : 1) - 1023;
     return e < 0 ? 0 : (e > 2046 ? 2046 : e);
   }

@@ -83,7 +83,7 @@ tcr::exact_partial<T> partial_of_limbs(const unsigned long long* limb, std::uint
 // chosen from its first input and sends the pieces outside it straight to the block's limbs,
 // spills its window every max_pieces pieces and at the end; the block's partial is then made
 // canonical. -0 pieces are skipped, as the kernel skips them. `warp_window`: each thread takes
-// the window of the first input of the lowest thread of its group of 32 (the kernel's choice
+// the window of the largest finite first input of its group of 32 threads (the kernel's choice
 // when a warp runs together), else its own first input's. Everything but the loop is the
 // accumulator's own TCR_HD code (split, rows, spacings, digits, limb pieces), so that its
 // arithmetic is tested without a GPU. Paired: the paired-rows variant (an input in the window
@@ -125,8 +125,16 @@ tcr::exact_partial<double> binned_f64_partial(const std::vector<double>& x, int 
       double piece[2];
       A::split(x[i], piece[0], piece[1]);
       if (base < 0) {
-        const std::size_t leader = warp_window ? std::size_t(t & ~31) : std::size_t(t);
-        base = A::first_row(A::biased_exponent(x[leader < x.size() ? leader : i]));
+        const auto finite_exponent = [&](std::size_t j) {
+          const int e = A::biased_exponent(x[j]);
+          return e == 0x7ff ? 0 : e;
+        };
+        int e = finite_exponent(i);
+        for (std::size_t j = std::size_t(t & ~31); warp_window && j < std::size_t((t | 31) + 1) &&
+                                                   j < std::size_t(threads) && j < x.size();
+             ++j)
+          e = std::max(e, finite_exponent(j));
+        base = A::first_row(e);
       }
       if constexpr (Paired) {
         unsigned k;
