@@ -230,6 +230,60 @@ TCR_HD V encode_rounded(int t, std::uint64_t q, bool negative) {
     b = VF::inf_bits;
   return value_of_bits<V>(VB(b) | (negative ? sign_bit_of<V> : VB(0)));
 }
+
+// A product x y of two floats or two doubles, decomposed for the exact product states: x =
+// (-1)^sx Mx 2^(px + L_V) as add_one decomposes an input (Mx with its implicit bit, px =
+// max(E, 1) - 1, L_V the format's least subnormal exponent), likewise y, so x y =
+// (-1)^(sx ^ sy) Mx My 2^(pos + 2 L_V) with pos = px + py. flags: what the product sets, as IEEE
+// multiplication and plain summation give it: NaN for a NaN factor and for Inf times 0, else an
+// infinite factor gives the infinity of the product's sign (special: nothing else to add); a zero
+// product is -0 exactly where IEEE's is (one factor zero, the signs different), and only then
+// lacks exact_not_neg_zero. zero: a factor is zero (nothing to add).
+struct product_parts {
+  std::uint64_t mx, my;
+  int pos;
+  bool negative, zero, special;
+  std::uint32_t flags;
+};
+template <class V>
+TCR_HD product_parts decompose_product(V x, V y) {
+  using VF = exact_format<V>;
+  using VB = typename VF::bits_type;
+  constexpr int F = VF::fraction_bits;
+  constexpr int top = 8 * int(sizeof(VB)) - 1;
+  VB ux, uy;
+  std::memcpy(&ux, &x, sizeof ux);
+  std::memcpy(&uy, &y, sizeof uy);
+  const int ex = int(ux >> F) & VF::exponent_mask;
+  const int ey = int(uy >> F) & VF::exponent_mask;
+  constexpr std::uint64_t frac_mask = (std::uint64_t(1) << F) - 1;
+  const std::uint64_t fx = ux & frac_mask;
+  const std::uint64_t fy = uy & frac_mask;
+  product_parts r;
+  r.negative = ((ux ^ uy) >> top) != 0;
+  r.zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
+  r.special = ex == VF::exponent_mask || ey == VF::exponent_mask;
+  if (r.special) {
+    const bool nan =
+        (ex == VF::exponent_mask && fx != 0) || (ey == VF::exponent_mask && fy != 0) || r.zero;
+    r.flags = (nan ? exact_nan : (r.negative ? exact_neg_inf : exact_pos_inf)) | exact_not_neg_zero;
+  } else {
+    r.flags = r.zero && r.negative ? 0u : std::uint32_t(exact_not_neg_zero);
+  }
+  r.mx = fx | (std::uint64_t(ex != 0) << F);
+  r.my = fy | (std::uint64_t(ey != 0) << F);
+  r.pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
+  return r;
+}
+// The 128-bit product a b as (hi, lo).
+TCR_HD void mul_wide(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
+  lo = a * b;
+#if defined(__CUDA_ARCH__)
+  hi = __umul64hi(a, b);
+#else
+  hi = std::uint64_t((unsigned __int128)a * b >> 64);
+#endif
+}
 } // namespace detail
 
 // exact_partial<T>: the state of exact_sum<T>, a trivially copyable value type that threads,
@@ -450,34 +504,16 @@ private:
   // x y for floats x = (-1)^sx mx 2^(px - 149), y likewise (add_one's decomposition): the exact
   // product (-1)^(sx ^ sy) mx my 2^(px + py + L), L = -298, mx my < 2^48, px + py <= 506, cut
   // into three pieces of (mx my) << (pos mod 32) for limbs pos / 32 .. + 2 (at most limb 17).
-  // Special values as IEEE multiplication gives them: NaN for a NaN factor and for Inf times 0,
-  // else an infinite factor gives the infinity of the product's sign. A zero product is -0
-  // exactly where IEEE's is (one factor zero, the signs different): then no exact_not_neg_zero.
+  // Special values and the zero sign: detail::decompose_product's flags.
   TCR_HD void add_product(float x, float y) {
-    std::uint32_t ux, uy;
-    std::memcpy(&ux, &x, sizeof ux);
-    std::memcpy(&uy, &y, sizeof uy);
-    const int ex = int(ux >> 23) & 0xff;
-    const int ey = int(uy >> 23) & 0xff;
-    const std::uint64_t fx = ux & 0x7fffffu;
-    const std::uint64_t fy = uy & 0x7fffffu;
-    const bool negative = ((ux ^ uy) >> 31) != 0;
-    const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
-    if (ex == 0xff || ey == 0xff) { // Inf or NaN
-      const bool nan = (ex == 0xff && fx != 0) || (ey == 0xff && fy != 0) || zero;
-      state.flags |=
-          nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf);
-      state.flags |= detail::exact_not_neg_zero;
+    const detail::product_parts d = detail::decompose_product(x, y);
+    state.flags |= d.flags;
+    if (d.special || d.zero)
       return;
-    }
-    if (!(zero && negative))
-      state.flags |= detail::exact_not_neg_zero;
-    const std::uint64_t m =
-        (fx | (std::uint64_t(ex != 0) << 23)) * (fy | (std::uint64_t(ey != 0) << 23));
-    const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
-    const int k = pos >> 5;
-    const int s = pos & 31;
-    const std::int64_t smask = negative ? -1 : 0;
+    const std::uint64_t m = d.mx * d.my;
+    const int k = d.pos >> 5;
+    const int s = d.pos & 31;
+    const std::int64_t smask = d.negative ? -1 : 0;
     // pieces j = floor(m 2^s / 2^(32 j)) mod 2^32, every shift count in [0, 63] (as add_one's)
     const std::int64_t p0 = std::int64_t(std::uint32_t(m << s));
     const std::int64_t p1 = std::int64_t(std::uint32_t((m >> 1) >> (31 - s)));
@@ -493,43 +529,19 @@ private:
   // (Mx My) << (pos mod 32) for limbs pos / 32 .. + 4 (at most limb 131). Special values and the
   // zero sign as add_product's.
   TCR_HD void add_product_f64(double x, double y) {
-    std::uint64_t ux, uy;
-    std::memcpy(&ux, &x, sizeof ux);
-    std::memcpy(&uy, &y, sizeof uy);
-    const int ex = int(ux >> 52) & 0x7ff;
-    const int ey = int(uy >> 52) & 0x7ff;
-    constexpr std::uint64_t frac_mask = (std::uint64_t(1) << 52) - 1;
-    const std::uint64_t fx = ux & frac_mask;
-    const std::uint64_t fy = uy & frac_mask;
-    const bool negative = ((ux ^ uy) >> 63) != 0;
-    const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
-    if (ex == 0x7ff || ey == 0x7ff) { // Inf or NaN
-      const bool nan = (ex == 0x7ff && fx != 0) || (ey == 0x7ff && fy != 0) || zero;
-      state.flags |=
-          nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf);
-      state.flags |= detail::exact_not_neg_zero;
+    const detail::product_parts d = detail::decompose_product(x, y);
+    state.flags |= d.flags;
+    if (d.special || d.zero)
       return;
-    }
-    if (!(zero && negative))
-      state.flags |= detail::exact_not_neg_zero;
-    if (zero)
-      return;
-    const std::uint64_t mx = fx | (std::uint64_t(ex != 0) << 52);
-    const std::uint64_t my = fy | (std::uint64_t(ey != 0) << 52);
-    const std::uint64_t lo = mx * my; // the low 64 bits of Mx My
-#if defined(__CUDA_ARCH__)
-    const std::uint64_t hi = __umul64hi(mx, my);
-#else
-    const std::uint64_t hi = std::uint64_t((unsigned __int128)mx * my >> 64);
-#endif
-    const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
-    const int k = pos >> 5;
-    const int sh = pos & 31;
+    std::uint64_t hi, lo; // Mx My
+    detail::mul_wide(d.mx, d.my, hi, lo);
+    const int k = d.pos >> 5;
+    const int sh = d.pos & 31;
     // (hi, lo) << sh as three 64-bit words (the top one below 2^(106 + 31 - 128))
     const std::uint64_t w0 = lo << sh;
     const std::uint64_t w1 = sh != 0 ? (hi << sh) | (lo >> (64 - sh)) : hi;
     const std::uint64_t w2 = sh != 0 ? hi >> (64 - sh) : 0;
-    const std::int64_t smask = negative ? -1 : 0;
+    const std::int64_t smask = d.negative ? -1 : 0;
     const std::int64_t piece[5] = {std::int64_t(w0 & 0xffffffffu), std::int64_t(w0 >> 32),
                                    std::int64_t(w1 & 0xffffffffu), std::int64_t(w1 >> 32),
                                    std::int64_t(w2)};

@@ -1258,6 +1258,53 @@ inline constexpr int significand_bits = std::is_same_v<X, float>           ? 24
                                                                            : 3;
 } // namespace detail
 
+namespace detail {
+// What binned_exact_dot and binned_exact_dot_f64 share (Derived: the accumulator): Dot's adds of
+// (x, y) and Nrm2's of x (squares), the operands widened exactly to W and passed to
+// Derived::add_products<Checked>; merge, finish (the Dot's exact sum rounded once; Nrm2's
+// detail::exact_norm_of) and empty_result over exact_partial<T>.
+template <class Derived, class X, class Y, bool Squares, class W, class T>
+struct binned_products {
+  using partial_type = exact_partial<T>;
+  using compact_type = void;
+
+#if defined(__CUDACC__)
+  template <bool Checked = true, int N>
+  __device__ void add(const X (&x)[N], const Y (&y)[N]) {
+    static_assert(!Squares, "tcr: binned exact Dot: two operands");
+    W wx[N], wy[N];
+    widen_all(x, wx);
+    widen_all(y, wy);
+    static_cast<Derived*>(this)->template add_products<Checked>(wx, wy);
+  }
+  template <bool Checked = true, int N>
+  __device__ void add(const X (&x)[N]) {
+    static_assert(Squares, "tcr: binned exact Nrm2: one operand");
+    W wx[N];
+    widen_all(x, wx);
+    static_cast<Derived*>(this)->template add_products<Checked>(wx, wx);
+  }
+#endif
+
+  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
+    return exact_merge(a, b);
+  }
+  template <class Out>
+  TCR_HD Out finish(const partial_type& p) const {
+    static_assert(!Squares || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>),
+                  "tcr: the exact norm into a float, double, __half or __nv_bfloat16 result");
+    if constexpr (Squares && !std::is_same_v<Out, partial_type>)
+      return exact_norm_of<Out>(p);
+    else
+      return exact_finish<Out>(p);
+  }
+  template <class Out>
+  TCR_HD Out empty_result() const {
+    return exact_sum<T>{}.template empty_result<Out>();
+  }
+};
+} // namespace detail
+
 // binned_exact_dot<X, Y, Threads, Squares>: the exact sum of products x_i y_i (Squares: of
 // x_i^2, one operand) of float-range inputs, in blocks of Threads threads; the same interface as
 // binned_exact_sum, its partial exact_partial<float_products>. finish<Out> rounds the exact sum
@@ -1288,7 +1335,8 @@ inline constexpr int significand_bits = std::is_same_v<X, float>           ? 24
 // starts at -0 and keeps IEEE's zero sign as the shared bins do; e4m3 has NaN but no Inf, and its
 // NaN products make the bin NaN, flagged at the spill.
 template <class X, class Y, int Threads, bool Squares>
-struct binned_exact_dot {
+struct binned_exact_dot : detail::binned_products<binned_exact_dot<X, Y, Threads, Squares>, X, Y,
+                                                  Squares, float, float_products> {
   static constexpr bool one_bin =
       std::is_same_v<X, __nv_fp8_e4m3> && (Squares || std::is_same_v<Y, __nv_fp8_e4m3>);
   static constexpr int bins = one_bin ? 1 : detail::product_bins;
@@ -1299,7 +1347,6 @@ struct binned_exact_dot {
                 "tcr::binned_exact_dot: the bins of a block fit 48 KB of static shared memory");
   using value_type = float;
   using partial_type = exact_partial<float_products>;
-  using compact_type = void;
   static constexpr std::uint32_t pieces_per_product = split ? 2 : 1;
   // Pieces (products) a bin takes between spills (the header comments above).
   static constexpr std::uint32_t max_pieces = one_bin ? 1u << 17 : detail::product_max_pieces;
@@ -1337,45 +1384,13 @@ struct binned_exact_dot {
       pieces = 0;
     }
   }
-  template <bool Checked = true, int N>
-  __device__ void add(const X (&x)[N], const Y (&y)[N]) {
-    static_assert(!Squares, "tcr::binned_exact_dot: two operands for Dot");
-    float fx[N], fy[N];
-    widen_all(x, fx);
-    widen_all(y, fy);
-    add_products<Checked>(fx, fy);
-  }
-  template <bool Checked = true, int N>
-  __device__ void add(const X (&x)[N]) {
-    static_assert(Squares, "tcr::binned_exact_dot: one operand for Nrm2");
-    float fx[N];
-    widen_all(x, fx);
-    add_products<Checked>(fx, fx);
-  }
-
   __device__ const partial_type& block_partial() const {
     return block::template partial<spacing>(!one_bin, one);
   }
   __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<float_products, Threads>(g, count);
   }
-#endif
 
-  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
-    return exact_merge(a, b);
-  }
-  template <class Out>
-  TCR_HD Out finish(const partial_type& p) const {
-    static_assert(!Squares || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>),
-                  "tcr::binned_exact_dot: the norm into a float, double, __half or "
-                  "__nv_bfloat16 result");
-    if constexpr (Squares && !std::is_same_v<Out, partial_type>) {
-      return detail::exact_norm_result<Out>(exact_finish<double>(p));
-    } else {
-      return exact_finish<Out>(p);
-    }
-  }
-#if defined(__CUDACC__)
   // finish by one warp together (as binned_exact_sum's; the norm: sqrt of round_warp<double>).
   template <class Out>
   __device__ Out warp_finish(const partial_type& p) const {
@@ -1385,13 +1400,10 @@ struct binned_exact_dot {
       return detail::warp_exact_finish<Out>(p);
   }
 #endif
-  template <class Out>
-  TCR_HD Out empty_result() const {
-    return exact_sum<float_products>{}.template empty_result<Out>();
-  }
 
 private:
 #if defined(__CUDACC__)
+  friend detail::binned_products<binned_exact_dot, X, Y, Squares, float, float_products>;
   template <bool Checked, int N>
   __device__ void add_products(const float (&fx)[N], const float (&fy)[N]) {
     static_assert(std::uint32_t(N) * pieces_per_product <= max_pieces,
@@ -1448,7 +1460,7 @@ private:
 // operand (hi = +-0 with IEEE's sign, lo = 0). Other products (Inf or NaN operands, products
 // beyond double's range or too small for lo) take the slow path: the 106-bit integer product
 // Mx My (two 64-bit multiplies) goes into the block's limbs at once as two digits below 2^53
-// (add_product_outside), with IEEE's special values and zero sign as exact_sum's add_product_f64.
+// (add_product_outside), with IEEE's special values and zero sign (detail::decompose_product).
 //
 // Bins. hi and lo are cut as binned_exact_sum_f64 cuts a double (hi piece: 26 significant bits,
 // lo piece: at most 27), and the four pieces go to the rows (16 exponents each) of their own
@@ -1465,7 +1477,8 @@ private:
 // Cost per product (both operands in range): the widening of non-double operands, a DMUL, a DFMA,
 // two piece splits (a DADD each) and four window tests and bin adds (LDS.64, DADD, STS.64).
 template <class X, class Y, int Threads, bool Squares>
-struct binned_exact_dot_f64 {
+struct binned_exact_dot_f64 : detail::binned_products<binned_exact_dot_f64<X, Y, Threads, Squares>,
+                                                      X, Y, Squares, double, double_products> {
   static constexpr int window = 12;
   static constexpr int window_bins = window;
   static constexpr int threads = Threads;
@@ -1476,7 +1489,6 @@ struct binned_exact_dot_f64 {
                 "tcr::binned_exact_dot_f64: the bins of a block fit 48 KB of static shared memory");
   using value_type = double;
   using partial_type = exact_partial<double_products>;
-  using compact_type = void;
   using rows = binned_exact_sum_f64<Threads>; // the rows' spacings, the split
 
   int base = -1;              // the window's first row (-1: not chosen yet)
@@ -1516,22 +1528,6 @@ struct binned_exact_dot_f64 {
       products = 0;
     }
   }
-  template <bool Checked = true, int N>
-  __device__ void add(const X (&x)[N], const Y (&y)[N]) {
-    static_assert(!Squares, "tcr::binned_exact_dot_f64: two operands for Dot");
-    double dx[N], dy[N];
-    widen_all(x, dx);
-    widen_all(y, dy);
-    add_products<Checked>(dx, dy);
-  }
-  template <bool Checked = true, int N>
-  __device__ void add(const X (&x)[N]) {
-    static_assert(Squares, "tcr::binned_exact_dot_f64: one operand for Nrm2");
-    double dx[N];
-    widen_all(x, dx);
-    add_products<Checked>(dx, dx);
-  }
-
   __device__ const partial_type& block_partial() const {
     spill_window(base); // every thread: a warp's spill is a collective where it can be
     __syncthreads();
@@ -1540,22 +1536,7 @@ struct binned_exact_dot_f64 {
   __device__ const partial_type& merge_partials(const partial_type* g, int count) const {
     return detail::merge_partials_block<double_products, Threads>(g, count);
   }
-#endif
 
-  TCR_HD partial_type merge(const partial_type& a, const partial_type& b) const {
-    return exact_merge(a, b);
-  }
-  template <class Out>
-  TCR_HD Out finish(const partial_type& p) const {
-    static_assert(!Squares || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>),
-                  "tcr::binned_exact_dot_f64: the norm into a float, double, __half or "
-                  "__nv_bfloat16 result");
-    if constexpr (Squares && !std::is_same_v<Out, partial_type>)
-      return detail::exact_norm_wide<Out>(p);
-    else
-      return exact_finish<Out>(p);
-  }
-#if defined(__CUDACC__)
   // finish by one warp together: round_warp for the Dot; the norm by every lane alone.
   template <class Out>
   __device__ Out warp_finish(const partial_type& p) const {
@@ -1565,13 +1546,10 @@ struct binned_exact_dot_f64 {
       return detail::warp_exact_finish<Out>(p);
   }
 #endif
-  template <class Out>
-  TCR_HD Out empty_result() const {
-    return exact_sum<double_products>{}.template empty_result<Out>();
-  }
 
 private:
 #if defined(__CUDACC__)
+  friend detail::binned_products<binned_exact_dot_f64, X, Y, Squares, double, double_products>;
   __device__ static int exponent_field(double p) {
     return static_cast<int>(static_cast<unsigned>(__double2hiint(p)) >> 20) & 0x7ff;
   }
@@ -1636,41 +1614,22 @@ private:
   }
   // A product that TwoProd does not give exactly (header comment) into the block's limbs: the
   // 106-bit integer Mx My at bit px + py of the limbs (last bit 2^-2148), as two digits below
-  // 2^53; the flags as exact_sum<double_products>::add_product_f64 sets them.
+  // 2^53; the flags detail::decompose_product gives.
   __device__ static __noinline__ void add_product_outside(double x, double y) {
-    const auto ux = static_cast<unsigned long long>(__double_as_longlong(x));
-    const auto uy = static_cast<unsigned long long>(__double_as_longlong(y));
-    const int ex = static_cast<int>(ux >> 52) & 0x7ff;
-    const int ey = static_cast<int>(uy >> 52) & 0x7ff;
-    constexpr unsigned long long frac_mask = (1ull << 52) - 1;
-    const unsigned long long fx = ux & frac_mask, fy = uy & frac_mask;
-    const bool negative = ((ux ^ uy) >> 63) != 0;
-    const bool zero = (ex == 0 && fx == 0) || (ey == 0 && fy == 0);
-    std::uint32_t flags = 0;
-    if (ex == 0x7ff || ey == 0x7ff) {
-      const bool nan = (ex == 0x7ff && fx != 0) || (ey == 0x7ff && fy != 0) || zero;
-      flags =
-          (nan ? detail::exact_nan : (negative ? detail::exact_neg_inf : detail::exact_pos_inf)) |
-          detail::exact_not_neg_zero;
-    } else {
-      if (!(zero && negative))
-        flags = detail::exact_not_neg_zero;
-      if (!zero) {
-        const unsigned long long mx = fx | (static_cast<unsigned long long>(ex != 0) << 52);
-        const unsigned long long my = fy | (static_cast<unsigned long long>(ey != 0) << 52);
-        const unsigned long long lo = mx * my, hi = __umul64hi(mx, my);
-        const int pos = (ex > 1 ? ex : 1) - 1 + (ey > 1 ? ey : 1) - 1;
-        const auto d0 = static_cast<long long>(lo & ((1ull << 53) - 1));
-        const auto d1 = static_cast<long long>((hi << 11) | (lo >> 53));
-        if (d0 != 0)
-          detail::atomic_add_scaled<block::limbs>(block::limb_array(), negative ? -d0 : d0, pos);
-        if (d1 != 0)
-          detail::atomic_add_scaled<block::limbs>(block::limb_array(), negative ? -d1 : d1,
-                                                  pos + 53);
-      }
+    const detail::product_parts d = detail::decompose_product(x, y);
+    if (!d.special && !d.zero) {
+      std::uint64_t hi, lo; // Mx My
+      detail::mul_wide(d.mx, d.my, hi, lo);
+      const auto d0 = static_cast<long long>(lo & ((1ull << 53) - 1));
+      const auto d1 = static_cast<long long>((hi << 11) | (lo >> 53));
+      if (d0 != 0)
+        detail::atomic_add_scaled<block::limbs>(block::limb_array(), d.negative ? -d0 : d0, d.pos);
+      if (d1 != 0)
+        detail::atomic_add_scaled<block::limbs>(block::limb_array(), d.negative ? -d1 : d1,
+                                                d.pos + 53);
     }
-    if (flags != 0)
-      atomicOr(block::flags_word(), flags);
+    if (d.flags != 0)
+      atomicOr(block::flags_word(), d.flags);
   }
 #endif
 };

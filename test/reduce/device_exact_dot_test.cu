@@ -23,24 +23,9 @@ using tcr::test::exact::bits_of;
 using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::reproducible;
 using tcr::test::exact::rounded;
+using tcr::test::exact::run_dot;
 using tcr::test::exact::run_two_phase;
 using tcr::test::exact::to_doubles;
-
-// Dot (y given) or Nrm2 (y null) in an exact mode, the operands at element offsets ox, oy of
-// NaN-padded buffers.
-template <class Out, class X, class Y = X>
-Out run_dot(const std::vector<X>& x, const std::vector<Y>* y, std::size_t ox, std::size_t oy,
-            ReduceOptions opt = rounded) {
-  padded_device<X> dx(x, ox);
-  const std::int64_t n = static_cast<std::int64_t>(x.size());
-  std::vector<Y> none;
-  padded_device<Y> dy(y ? *y : none, oy);
-  return run_two_phase<Out>([&](void* temp, std::size_t& bytes, Out* out) {
-    if (y)
-      return DeviceReduce::Dot(temp, bytes, dx.get(), dy.get(), out, n, 0, opt);
-    return DeviceReduce::Nrm2(temp, bytes, dx.get(), out, n, 0, opt);
-  });
-}
 
 template <class Out, class X, class Y>
 void check_dot(const typed_data<X>& x, const typed_data<Y>& y, std::size_t ox, std::size_t oy) {

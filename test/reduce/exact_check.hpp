@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tcr tests of the exact modes (reduce/device.cuh, Accuracy::correctly_rounded and
 // ::reproducible): whether a result is the exact value rounded to nearest even, judged from its
-// neighbours in the result format with exact MPFR distances; bit helpers; a two-phase runner.
+// neighbours in the result format with exact MPFR distances; bit helpers; a two-phase runner and
+// the exact Dot / Nrm2 runner on NaN-padded operands.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -55,6 +56,21 @@ V from_bits(std::uint64_t b) {
   return v;
 }
 using tcr::test::run_two_phase;
+// Dot (y given) or Nrm2 (y null) in an exact mode, the operands at element offsets ox, oy of
+// NaN-padded buffers.
+template <class Out, class X, class Y = X>
+Out run_dot(const std::vector<X>& x, const std::vector<Y>* y, std::size_t ox, std::size_t oy,
+            ReduceOptions opt = rounded) {
+  padded_device<X> dx(x, ox);
+  const std::int64_t n = static_cast<std::int64_t>(x.size());
+  std::vector<Y> none;
+  padded_device<Y> dy(y ? *y : none, oy);
+  return run_two_phase<Out>([&](void* temp, std::size_t& bytes, Out* out) {
+    if (y)
+      return DeviceReduce::Dot(temp, bytes, dx.get(), dy.get(), out, n, 0, opt);
+    return DeviceReduce::Nrm2(temp, bytes, dx.get(), out, n, 0, opt);
+  });
+}
 // Sizes of T's exact Sum tests: tiny, around the warp and block, and around 1 .. 700 blocks of
 // the grid's 16 KB each.
 template <class T>
