@@ -478,24 +478,33 @@ __device__ Out warp_exact_finish(const exact_partial<T>& p) {
     return exact_finish<Out>(p);
 }
 
+// The carry-save partial s (in shared memory, all its adds done and visible to the warp) made
+// canonical in place by the 32 lanes of one warp (canonicalise_warp), then a __syncwarp: every
+// lane may read it after. Lane i holds limbs i, i + 32, ... (at most 3: no lane holds it whole).
+template <class T>
+__device__ void canonical_in_place_warp(exact_partial<T>& s) {
+  constexpr int L = exact_partial<T>::limbs;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  warp_limbs<T> v;
+  TCR_UNROLL
+  for (int j = 0; j < (L + 31) / 32; ++j)
+    v[j] = 32 * j + lane < L ? s.limb[32 * j + lane] : 0;
+  canonicalise_warp<L>(v);
+  TCR_UNROLL
+  for (int j = 0; j < (L + 31) / 32; ++j)
+    if (32 * j + lane < L)
+      s.limb[32 * j + lane] = v[j];
+  __syncwarp();
+}
+
 // The block's carry-save partial s (all its adds done and behind a barrier) made canonical in
 // place, by warp 0 (canonicalise_warp: the digits of exact_sum::canonicalise), then a barrier:
 // every thread may read it after. No thread holds it whole (a copy of double's 66 limbs would
 // take 132 registers or a local frame); a lane holds at most 3 limbs.
 template <class T>
 __device__ const exact_partial<T>& canonical_in_place(exact_partial<T>& s) {
-  constexpr int L = exact_partial<T>::limbs;
-  if (threadIdx.x < 32) {
-    warp_limbs<T> v;
-    TCR_UNROLL
-    for (int j = 0; j < (L + 31) / 32; ++j)
-      v[j] = 32 * j + int(threadIdx.x) < L ? s.limb[32 * j + threadIdx.x] : 0;
-    canonicalise_warp<L>(v);
-    TCR_UNROLL
-    for (int j = 0; j < (L + 31) / 32; ++j)
-      if (32 * j + int(threadIdx.x) < L)
-        s.limb[32 * j + threadIdx.x] = v[j];
-  }
+  if (threadIdx.x < 32)
+    canonical_in_place_warp(s);
   __syncthreads();
   return s;
 }
@@ -806,6 +815,48 @@ struct binned_block {
     return s;
   }
 };
+
+// The shared state of binned accumulators that keep one partial per warp instead of one per
+// block (Sum of the f64 rows, Dot of doubles: binned_exact_sum_f64 and binned_exact_dot_f64 with
+// PerWarp, the accumulators of the segmented exact kernel of doubles, where a warp folds a
+// segment alone or the warps of a block fold one together): the bins as binned_block's
+// (bins[b][thread], stride Threads), and warp w's carry-save limbs and flags in partial w. A
+// spill adds to the limbs of its own warp; the slow path's atomics likewise. The carry-save
+// bound of binned_block holds for each warp's limbs and for their sum over the block (the same
+// spills, spread over more words).
+template <class Tag, class T, int Bins, int Threads>
+struct binned_warps {
+  static constexpr int limbs = exact_partial<T>::limbs;
+  static constexpr int L = exact_format<T>::lsb_exponent;
+  static constexpr int warps = Threads / 32;
+
+  __device__ static double* bins_of_thread() {
+    __shared__ double s_bins[Bins * Threads];
+    return s_bins + threadIdx.x;
+  }
+  // Partial w of the block's warps (raw storage: zeroed by prepare_warp).
+  __device__ static exact_partial<T>* partials() {
+    __shared__ alignas(exact_partial<T>) unsigned char s[warps * sizeof(exact_partial<T>)];
+    return reinterpret_cast<exact_partial<T>*>(s);
+  }
+  __device__ static exact_partial<T>& warp_sum() { return partials()[threadIdx.x >> 5]; }
+  __device__ static unsigned long long* limb_array() { return limbs_of(warp_sum()); }
+  __device__ static std::uint32_t* flags_word() { return &warp_sum().flags; }
+
+  // This thread's bins -0, its warp's partial zero (every byte), then a __syncwarp: a collective
+  // of the whole warp.
+  __device__ static void prepare_warp() {
+    double* b = bins_of_thread();
+    TCR_UNROLL
+    for (int k = 0; k < Bins; ++k)
+      b[k * Threads] = -0.0;
+    constexpr int words = int(sizeof(exact_partial<T>) / 8);
+    unsigned long long* w = reinterpret_cast<unsigned long long*>(&warp_sum());
+    for (int k = static_cast<int>(threadIdx.x & 31); k < words; k += 32)
+      w[k] = 0;
+    __syncwarp();
+  }
+};
 } // namespace detail
 #endif
 
@@ -1049,7 +1100,7 @@ __device__ __noinline__ void spill_window_rows(int first_row) {
 // exactly (the inputs, not the pieces: 2^11 inputs between spills where the single rows take
 // 2^10), with lo spacing 2^(16 r - 1075) (>= 2^-1059). Inputs outside the window take the slow
 // path piece by piece, as above. Twice the shared memory (16 bins: 32 KB for 256 threads).
-template <int Threads, bool Paired = false>
+template <int Threads, bool Paired = false, bool PerWarp = false>
 struct binned_exact_sum_f64 {
   static constexpr int window = 8;
   static constexpr int threads = Threads;
@@ -1121,12 +1172,32 @@ struct binned_exact_sum_f64 {
   }
 
 #if defined(__CUDACC__)
-  using block = detail::binned_block<binned_exact_sum_f64, double, window_bins, Threads>;
+  using block =
+      std::conditional_t<PerWarp, detail::binned_warps<binned_exact_sum_f64, double, window_bins, Threads>,
+                         detail::binned_block<binned_exact_sum_f64, double, window_bins, Threads>>;
 
+  // A collective of the block (PerWarp: of the warp, for its own partial).
   __device__ void prepare() {
-    block::prepare(true);
+    if constexpr (PerWarp)
+      block::prepare_warp();
+    else
+      block::prepare(true);
     base = -1;
     pieces = 0;
+  }
+  // PerWarp, every lane of the warp together, before its first add: the window of the warp's
+  // lanes from their first inputs (a lane without one passes +0), as warp_first_row chooses it
+  // where the whole warp adds together, so that the lanes share it and spill together.
+  __device__ void choose_warp_window(double first) {
+    static_assert(PerWarp, "tcr::binned_exact_sum_f64: the window of a warp's partial");
+    const int e = biased_exponent(first);
+    base = first_row(detail::warp_max(e == 0x7ff ? 0 : e));
+  }
+  // PerWarp: this thread's window into its warp's limbs (a collective of the whole warp where it
+  // runs together), cleared; then the warp's partial holds every input its lanes added.
+  __device__ void spill_warp() {
+    static_assert(PerWarp, "tcr::binned_exact_sum_f64: the window of a warp's partial");
+    spill_window(base);
   }
 
   template <int N>
@@ -1476,9 +1547,10 @@ private:
 //
 // Cost per product (both operands in range): the widening of non-double operands, a DMUL, a DFMA,
 // two piece splits (a DADD each) and four window tests and bin adds (LDS.64, DADD, STS.64).
-template <class X, class Y, int Threads, bool Squares>
-struct binned_exact_dot_f64 : detail::binned_products<binned_exact_dot_f64<X, Y, Threads, Squares>,
-                                                      X, Y, Squares, double, double_products> {
+template <class X, class Y, int Threads, bool Squares, bool PerWarp = false>
+struct binned_exact_dot_f64
+    : detail::binned_products<binned_exact_dot_f64<X, Y, Threads, Squares, PerWarp>, X, Y, Squares,
+                              double, double_products> {
   static constexpr int window = 12;
   static constexpr int window_bins = window;
   static constexpr int threads = Threads;
@@ -1514,12 +1586,29 @@ struct binned_exact_dot_f64 : detail::binned_products<binned_exact_dot_f64<X, Y,
   }
 
 #if defined(__CUDACC__)
-  using block = detail::binned_block<binned_exact_dot_f64, double_products, window_bins, Threads>;
+  using block = std::conditional_t<
+      PerWarp, detail::binned_warps<binned_exact_dot_f64, double_products, window_bins, Threads>,
+      detail::binned_block<binned_exact_dot_f64, double_products, window_bins, Threads>>;
 
+  // A collective of the block (PerWarp: of the warp, for its own partial).
   __device__ void prepare() {
-    block::prepare(true);
+    if constexpr (PerWarp)
+      block::prepare_warp();
+    else
+      block::prepare(true);
     base = -1;
     products = 0;
+  }
+  // PerWarp, every lane of the warp together, before its first add: the window from the lanes'
+  // first products (a lane without one passes zeros), as binned_exact_sum_f64's.
+  __device__ void choose_warp_window(double x, double y) {
+    static_assert(PerWarp, "tcr::binned_exact_dot_f64: the window of a warp's partial");
+    base = first_row(detail::warp_max(product_exponent(x, y)));
+  }
+  // PerWarp: this thread's window into its warp's limbs (binned_exact_sum_f64's).
+  __device__ void spill_warp() {
+    static_assert(PerWarp, "tcr::binned_exact_dot_f64: the window of a warp's partial");
+    spill_window(base);
   }
   // n more products may follow with Checked = false (as binned_exact_dot's).
   __device__ void reserve(std::uint32_t n) {

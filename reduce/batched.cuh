@@ -38,10 +38,9 @@
 //   double result: |res - s| <= 2u|s| + 2^-88 S
 //   Nrm2: relative error <= u + 2^-40 (float), u + 2^-100 (double); Inf and NaN stay in their
 //   own vector. Accuracy::fast runs the same path; Engine::tensor_core: cudaErrorNotSupported.
-//   Accuracy::correctly_rounded / ::reproducible: Sum, Asum and Dot of the float-range types give
-//   each vector's exact sum (dot product) rounded once, Nrm2 a norm within 1 ulp
-//   (DeviceSegmentedReduce's exact path); double inputs and Nrm2 into df32 / dd:
-//   cudaErrorNotSupported.
+//   Accuracy::correctly_rounded / ::reproducible: Sum, Asum and Dot of every floating-point input
+//   type (doubles too) give each vector's exact sum (dot product) rounded once, Nrm2 a norm within
+//   1 ulp (DeviceSegmentedReduce's exact paths); Nrm2 into df32 / dd: cudaErrorNotSupported.
 //
 // Reproducibility: each batch runs DeviceSegmentedReduce's kernel with the vectors as its
 // segments, so vector i's combining order depends only on its length, its increments and (incx

@@ -50,10 +50,16 @@
 // same segment (the same canonical partial, the same rounding); an empty segment gives +0, one of
 // -0s (Dot: of -0 products) only -0; NaN and Inf as plain summation (Dot: IEEE's products, Inf * 0
 // is NaN). About 7-11x the compensated path's time (the H200, 2^26 floats; Dot and Nrm2: see
-// bench/results). Integer inputs are exact in every mode. Double inputs (their 66-limb partials do
-// not fit the kernel's shared memory) and Nrm2 into df32 / dd have no exact segmented path: those
-// calls return cudaErrorNotSupported after the argument checks (the size query answers as for the
-// other modes) and write nothing, as does Engine::tensor_core in these modes.
+// bench/results). Where an operand is double (Sum and Asum of f64, Dot with a double operand and
+// any other, Nrm2 of f64) the results are the same (the exact value rounded once; Nrm2 within 1
+// ulp over the whole range, squares beyond DBL_MAX and below 2^-1074 included), with the bits of
+// tcr::DeviceReduce's exact modes over the same values, from a kernel of their own
+// (reduce/detail/segmented_exact_f64_kernel.cuh: a warp per segment of at most 4096 elements,
+// the whole block per longer one, one block per long segment as CUB's offsets overload; no
+// temporary storage: the size query answers 1). Integer inputs are exact in every mode. Nrm2
+// into df32 / dd has no exact segmented path: those calls return cudaErrorNotSupported after the
+// argument checks (the size query answers as for the other modes) and write nothing, as does
+// Engine::tensor_core in these modes.
 // Tensor cores: the fixed-size Sum and Asum of e4m3 (any mode; exact MMA chains, so the
 // compensated contract) and of __half (Accuracy::fast: the bound of tcr::DeviceReduce's fast
 // __half sums, c = fast_error_constant) take a tensor-core row path (each segment a row of an MMA
@@ -116,6 +122,7 @@
 #include "../compensated/reductions.cuh"
 #include "detail/device_kernel.cuh"
 #include "detail/extrema.cuh"
+#include "detail/segmented_exact_f64_kernel.cuh"
 #include "detail/segmented_fixed_kernel.cuh"
 #include "detail/segmented_kernel.cuh"
 #include "detail/segmented_rows_kernel.cuh"
@@ -176,8 +183,10 @@ std::size_t temp_bytes_for(const Segments& segments) {
 }
 
 // The host's checks of a call with temporary storage: cudaErrorInvalidValue or cudaSuccess.
+// `required`: the temporary storage the launch needs (the size query's answer).
 template <class R, class Segments>
-cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segments>& p) {
+cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segments>& p,
+                  std::size_t required) {
   using device::misaligned_source;
   using device::null_source;
   bool reads = false;
@@ -185,14 +194,17 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
     return cudaErrorInvalidValue;
   if (p.num_segments == 0)
     return cudaSuccess;
-  if (null_source(p.out) || misaligned_source(p.out) ||
-      temp_storage_bytes < temp_bytes_for<R>(p.segments))
+  if (null_source(p.out) || misaligned_source(p.out) || temp_storage_bytes < required)
     return cudaErrorInvalidValue;
   if (reads && (null_source(p.x) || misaligned_source(p.x)))
     return cudaErrorInvalidValue;
   if (R::binary && reads && (null_source(p.y) || misaligned_source(p.y)))
     return cudaErrorInvalidValue;
   return cudaSuccess;
+}
+template <class R, class Segments>
+cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segments>& p) {
+  return check(temp_storage_bytes, p, temp_bytes_for<R>(p.segments));
 }
 
 // Waves of resident blocks in an offsets launch (segmented_kernel's groups, grid-strided) and
@@ -381,32 +393,81 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
 // types fold exact_sum<float>, Dot and Nrm2 of float-range inputs exact_dot_sum
 // (compensated/exact.cuh: the exact sum (of products) in integer limbs, merged exactly) in the
 // kernel's teams, so each result is the segment's exact sum rounded once (Nrm2: the square root of
-// the exact sum of squares, within 1 ulp). Double inputs have no exact segmented path (their
-// 66-limb partials do not fit the kernel's shared memory; run: cudaErrorNotSupported after the
-// checks), nor has the norm into df32 / dd; integer inputs are exact in every mode and take the
-// usual path.
+// the exact sum of squares, within 1 ulp). Where an operand is double, the exact state is too
+// long for the teams' partials: segmented_exact_f64_kernel.cuh folds each segment into per-warp
+// limbs instead (binned_exact_sum_f64 / binned_exact_dot_f64, PerWarp), with the same results
+// (the exact value rounded once; Nrm2 within 1 ulp). The norm into df32 / dd has no exact path
+// (run: cudaErrorNotSupported after the checks); integer inputs are exact in every mode and take
+// the usual path.
 template <op_kind Op, class X, class Y, class Out>
 inline constexpr bool exact_segmented_v =
-    Op != op_kind::reduce && !std::is_same_v<X, double> && !is_integer_input_v<X> &&
-    (Op != op_kind::dot || (!std::is_same_v<Y, double> && !is_integer_input_v<Y>)) &&
+    Op != op_kind::reduce && !is_integer_input_v<X> &&
+    (Op != op_kind::dot || !is_integer_input_v<Y>) &&
     (Op != op_kind::nrm2 || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
-template <op_kind Op>
+// Whether an operand is double (the exact path of segmented_exact_f64_kernel.cuh).
+template <op_kind Op, class X, class Y>
+inline constexpr bool double_operand_v =
+    std::is_same_v<X, double> || (Op == op_kind::dot && std::is_same_v<Y, double>);
+template <op_kind Op, class X, class Y>
 using exact_segmented_accumulator = std::conditional_t<
-    Op == op_kind::dot, exact_dot_sum<false>,
-    std::conditional_t<Op == op_kind::nrm2, exact_dot_sum<true>, exact_sum<float>>>;
+    double_operand_v<Op, X, Y>,
+    std::conditional_t<
+        Op == op_kind::dot, binned_exact_dot_f64<X, Y, segmented_threads, false, true>,
+        std::conditional_t<Op == op_kind::nrm2,
+                           binned_exact_dot_f64<X, X, segmented_threads, true, true>,
+                           binned_exact_sum_f64<segmented_threads, true, true>>>,
+    std::conditional_t<
+        Op == op_kind::dot, exact_dot_sum<false>,
+        std::conditional_t<Op == op_kind::nrm2, exact_dot_sum<true>, exact_sum<float>>>>;
+
+// The launch of segmented_exact_f64_kernel over num_segments > 0 checked segments: groups of up
+// to segmented_warps segments (fewer where there are too few segments to fill two waves of
+// blocks), at most two waves of blocks, grid-strided.
+template <class R, class Segments>
+cudaError_t launch_exact_f64(const segmented_params<R, Segments>& p, cudaStream_t stream) {
+  using Acc = typename R::accumulator;
+  constexpr auto kernel = segmented_exact_f64_kernel<R, Segments, Acc>;
+  std::int64_t wave = segmented_max_grid;
+  const cudaError_t err = cap_to_waves<kernel>(wave, 1);
+  if (err != cudaSuccess)
+    return err;
+  f64_params<R, Segments> fp{p.x, p.y, p.out, p.segments, p.num_segments, 0, segmented_warps};
+  while (fp.per_group > 1 && (p.num_segments + fp.per_group - 1) / fp.per_group < 2 * wave)
+    fp.per_group /= 2;
+  fp.groups = (p.num_segments + fp.per_group - 1) / fp.per_group;
+  std::int64_t grid = fp.groups < 2 * wave ? fp.groups : 2 * wave;
+  kernel<<<capped_for_tests(static_cast<int>(grid)), segmented_threads, 0, stream>>>(fp, Acc{});
+  return cudaPeekAtLastError();
+}
+
 template <op_kind Op, class X, class Y, class Out, class XS, class YS, class OutIt, class Segments>
 cudaError_t run_exact(void* d_temp_storage, std::size_t& temp_storage_bytes, const XS& xs,
                       const YS& ys, const OutIt& out, std::int64_t num_segments,
                       const Segments& segments, cudaStream_t stream, ReduceOptions options) {
   static_assert(exact_segmented_v<Op, X, Y, Out>, "an exact segmented path exists for these types");
-  using Acc = exact_segmented_accumulator<Op>;
+  using Acc = exact_segmented_accumulator<Op, X, Y>;
   constexpr bool binary = Op == op_kind::dot;
   using R = device::reduction<Acc, X, std::conditional_t<binary, Y, void>, Out, Op == op_kind::asum,
                               XS, std::conditional_t<binary, YS, const X*>, OutIt>;
   const segmented_params<R, Segments> p = params_for<R>(xs, ys, out, num_segments, segments);
-  if (d_temp_storage != nullptr && options.engine == Engine::tensor_core)
-    return not_supported_after_checks(temp_storage_bytes, p); // no tensor-core exact path
-  return launch(d_temp_storage, temp_storage_bytes, p, stream, Acc{});
+  // Doubles need no temporary storage: the size query answers temp_bytes, as where none is used.
+  constexpr bool f64 = double_operand_v<Op, X, Y>;
+  const std::size_t required = f64 ? temp_bytes : temp_bytes_for<R>(segments);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = required;
+    return cudaSuccess;
+  }
+  const cudaError_t checked = check(temp_storage_bytes, p, required);
+  if (checked != cudaSuccess)
+    return checked;
+  if (options.engine == Engine::tensor_core)
+    return cudaErrorNotSupported; // no tensor-core exact path
+  if (num_segments == 0)
+    return cudaSuccess;
+  if constexpr (f64)
+    return launch_exact_f64(p, stream);
+  else
+    return launch_checked(d_temp_storage, p, stream, Acc{});
 }
 
 // Sum, Asum, Dot, Nrm2: the accumulator of tcr::DeviceReduce for the types (integers exact);
