@@ -158,27 +158,24 @@ TEST_CASE("no segments: success without a launch, whatever the pointers") {
                     static_cast<tcr::KeyValuePair<int, float>*>(nullptr), 0, 0) == cudaSuccess);
 }
 
-TEST_CASE("the exact modes: double inputs have no segmented path, cudaErrorNotSupported after the "
-          "checks") {
-  // (Sum, Asum, Dot and Nrm2 of the float-range types have one: segmented_exact_test.cu and
-  // segmented_exact_dot_test.cu; f64 partials do not fit the kernel's shared memory, nor has the
-  // norm into df32 / dd an exact path.)
+TEST_CASE("the exact modes: Nrm2 into df32 / dd has no segmented path, cudaErrorNotSupported "
+          "after the checks") {
+  // (Sum, Asum, Dot and Nrm2 of every floating-point type have one: segmented_exact_test.cu,
+  // segmented_exact_dot_test.cu and, for double operands, segmented_exact_f64_test.cu.)
   std::size_t b = std::size_t(1) << 30;
   void* temp = fake<void>(0x40000);
   const auto* x = fake<const double>(0x10000);
-  double* out = fake<double>(0x20000);
   const auto* xf = fake<const float>(0x10000);
   tcr::df32* out_df = fake<tcr::df32>(0x20000);
+  tcr::dd* out_dd = fake<tcr::dd>(0x20000);
   for (tcr::Accuracy a : {tcr::Accuracy::reproducible, tcr::Accuracy::correctly_rounded}) {
     tcr::ReduceOptions o;
     o.accuracy = a;
-    CHECK(DSR::Dot(temp, b, x, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Sum(temp, b, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Nrm2(temp, b, x, out, 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Nrm2(temp, b, x, out_dd, 4, 16, 0, o) == cudaErrorNotSupported);
     CHECK(DSR::Nrm2(temp, b, xf, out_df, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Dot(temp, b, x, x, out, -1, 16, 0, o) == cudaErrorInvalidValue); // checks first
+    CHECK(DSR::Nrm2(temp, b, x, out_dd, -1, 16, 0, o) == cudaErrorInvalidValue); // checks first
     std::size_t q = 0;
-    CHECK(DSR::Dot(nullptr, q, x, x, out, 4, 16, 0, o) == cudaSuccess); // the size query answers
+    CHECK(DSR::Nrm2(nullptr, q, x, out_dd, 4, 16, 0, o) == cudaSuccess); // the size query answers
   }
 }
 

@@ -5,9 +5,9 @@
 // 0..70 and the boundaries of the teams, the block tier and the chunks, unaligned starts,
 // ill-conditioned segments up to condition 1e32, values of the whole float range (subnormals,
 // near-overflow sums); the signs of zero sums; NaN and Inf in their own segments; the same bits
-// for a capped grid; the unsupported cases (double inputs, Nrm2 into df32 / dd,
-// Engine::tensor_core) answer cudaErrorNotSupported after the argument checks. Dot and Nrm2:
-// segmented_exact_dot_test.cu.
+// for a capped grid; the unsupported cases (Nrm2 into df32 / dd, Engine::tensor_core) answer
+// cudaErrorNotSupported after the argument checks. Dot and Nrm2: segmented_exact_dot_test.cu;
+// double operands: segmented_exact_f64_test.cu.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -272,13 +272,12 @@ TEST_CASE(
   float* out = fake<float>(0x20000);
   const std::int64_t* off = fake<const std::int64_t>(0x30000);
   for (const tcr::ReduceOptions& o : {correctly_rounded, reproducible}) {
-    CHECK(DSR::Dot(temp, b, x, xd, out, 4, 16, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Dot(temp, b, xd, xd, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
-    CHECK(DSR::Nrm2(temp, b, xd, out, 4, off, off + 1, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Nrm2(temp, b, xd, fake<tcr::dd>(0x20000), 4, off, off + 1, 0, o) ==
+          cudaErrorNotSupported);
     CHECK(DSR::Nrm2(temp, b, x, fake<tcr::df32>(0x20000), 4, 16, 0, o) == cudaErrorNotSupported);
     CHECK(DSR::Nrm2(temp, b, x, fake<tcr::dd>(0x20000), 4, off, off + 1, 0, o) ==
           cudaErrorNotSupported);
-    CHECK(DSR::Sum(temp, b, xd, out, 4, 16, 0, o) == cudaErrorNotSupported);
+    CHECK(DSR::Sum(temp, b, xd, out, 4, 16, 0, tc_of(o)) == cudaErrorNotSupported);
     CHECK(DSR::Dot(temp, b, x, x, out, 4, 16, 0, tc_of(o)) == cudaErrorNotSupported);
     tcr::ReduceOptions tc = o;
     tc.engine = tcr::Engine::tensor_core;
