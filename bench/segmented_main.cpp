@@ -239,7 +239,7 @@ std::vector<seg_args> prepare(const point& p, int copies) {
   H.inputs.prepare(c.type, base.span, inputs, copies, stream);
   base.offsets = static_cast<const int*>(H.offsets.get());
   base.lengths = static_cast<const int*>(H.lengths.get());
-  base.out = H.out.reserve(std::max<std::size_t>(static_cast<std::size_t>(base.segments) * 4, 256));
+  base.out = H.out.reserve(std::max<std::size_t>(static_cast<std::size_t>(base.segments) * 8, 256));
 
   std::vector<seg_args> r(copies, base);
   for (int k = 0; k < copies; ++k) {

@@ -43,6 +43,7 @@ const case_adder add{[] {
   for (dtype t : {dtype::f32, dtype::f16, dtype::bf16})
     seg_cases().push_back(read_case(t, workload::uniform, "sum", false, {0}, uniform_scales(t)));
   seg_cases().push_back(read_case(dtype::e4m3, workload::uniform, "sum", false, {0}, {26}));
+  seg_cases().push_back(read_case(dtype::f64, workload::uniform, "sum", false, {0}, {26}));
   seg_cases().push_back(
       read_case(dtype::f32, workload::powerlaw, "sum.powerlaw", false, {-1}, {powerlaw_scale}));
   seg_cases().push_back(

@@ -40,7 +40,7 @@ struct seg_args {
   const void* const* y_ptrs; // pointers: [segments] vector starts in y
   const int* lengths;        // pointers: [segments] lengths
   std::int64_t items;        // elements the call reduces per input (the sum of the lengths)
-  void* out;                 // [segments] float
+  void* out;                 // [segments] results (float; double for f64 inputs)
   cudaStream_t stream;
 };
 
