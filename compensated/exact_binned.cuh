@@ -1042,8 +1042,14 @@ __device__ __noinline__ void spill_window_rows(int first_row) {
     return; // no lane of this warp (or this lane, alone) has a window
 #pragma unroll 1
   for (int k = 0; k < Rows::window_bins; ++k) {
+    const double v = b[k * Rows::threads];
+    // A row that no lane of the warp has touched (-0 in every lane) adds nothing: skipped, for
+    // the whole warp at once (a uniform branch around the warp sum).
+    if (together && __all_sync(0xffffffffu, __double_as_longlong(v) ==
+                                                 static_cast<long long>(negative_zero_bits)))
+      continue;
     const int g = Rows::bin_spacing_exponent(row0, k);
-    long long d = bin_digit_wide(b[k * Rows::threads], g, flags);
+    long long d = bin_digit_wide(v, g, flags);
     b[k * Rows::threads] = -0.0;
     if (together) {
       d = warp_sum64(d);

@@ -129,6 +129,8 @@ __global__ void __launch_bounds__(segmented_threads)
   using P = typename Acc::partial_type;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
+  // Where the group's segments lie (warp w: segment w), for the block's pass over the long ones.
+  __shared__ std::int64_t s_first[segmented_warps], s_length[segmented_warps];
   Acc acc = fresh;
   for (std::int64_t g = blockIdx.x; g < p.groups; g += gridDim.x) {
     const std::int64_t s0 = g * p.per_group;
@@ -138,32 +140,33 @@ __global__ void __launch_bounds__(segmented_threads)
     if (warp < count) {
       std::int64_t first, n;
       p.segments.bounds(s0 + warp, first, n);
-      if (n <= segmented_warp_max) {
-        if (n == 0) {
-          if (lane == 0)
-            p.out[s0 + warp] = fresh.template empty_result<Out>();
-        } else {
-          const auto x = p.segments.template source<0>(p.x, first);
-          const auto y = p.segments.template source<1>(p.y, first);
-          f64_fold<R>(acc, x, y, n, lane, 32);
-          P& s = State::warp_sum();
-          canonical_in_place_warp(s);
-          const Out r = acc.template warp_finish<Out>(s);
-          if (lane == 0)
-            p.out[s0 + warp] = r;
-          __syncwarp(); // every lane has read s before the warp's next prepare
-        }
+      if (lane == 0) {
+        s_first[warp] = first;
+        s_length[warp] = n;
+      }
+      if (n == 0) {
+        if (lane == 0)
+          p.out[s0 + warp] = fresh.template empty_result<Out>();
+      } else if (n <= segmented_warp_max) {
+        const auto x = p.segments.template source<0>(p.x, first);
+        const auto y = p.segments.template source<1>(p.y, first);
+        f64_fold<R>(acc, x, y, n, lane, 32);
+        P& s = State::warp_sum();
+        canonical_in_place_warp(s);
+        const Out r = acc.template warp_finish<Out>(s);
+        if (lane == 0)
+          p.out[s0 + warp] = r;
       }
     }
+    __syncthreads(); // the bounds are in; no warp reads its partial any more
     // The group's long segments, each by the whole block.
     for (int k = 0; k < count; ++k) {
-      std::int64_t first, n;
-      p.segments.bounds(s0 + k, first, n);
+      const std::int64_t n = s_length[k];
       if (n <= segmented_warp_max)
         continue;
+      const std::int64_t first = s_first[k];
       const auto x = p.segments.template source<0>(p.x, first);
       const auto y = p.segments.template source<1>(p.y, first);
-      __syncthreads(); // the warp phase (and the previous segment) no longer read the partials
       f64_fold<R>(acc, x, y, n, static_cast<int>(threadIdx.x), segmented_threads);
       __syncthreads();
       P* parts = State::partials();
@@ -188,8 +191,9 @@ __global__ void __launch_bounds__(segmented_threads)
         if (lane == 0)
           p.out[s0 + k] = r;
       }
+      __syncthreads(); // partial 0 is read before the next segment's prepares
     }
-    __syncthreads(); // the group's partials are read before the next group's prepares
+    __syncthreads(); // every warp has read the bounds before the next group's
   }
 }
 
