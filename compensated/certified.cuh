@@ -576,7 +576,8 @@ struct certified_double_word {
 // result's), lighter than certified_accumulator (about nine double operations per input).
 // Each input p (float-range inputs widened exactly; Dot: the product of two widened factors,
 // exact in double: at most 48 significant bits, its magnitude 0 or in [2^-298, 2^256]; Sum and
-// Asum of doubles as they are) enters a double-word (s, c): (s, e) = two_sum(s, p) exactly,
+// Asum of doubles as they are; Dot with a double operand: the product's TwoProd pair, add_product)
+// enters a double-word (s, c): (s, e) = two_sum(s, p) exactly,
 // c = RN(c + e), and b, rounded upward, grows by u |c| (u = 2^-53) for that rounding. A merge:
 // (s, e) = two_sum(s1, s2), t = RN(c1 + c2), c = RN(t + e), b = b1 + b2 + u |t| + u |c|.
 // Why |s + c - (exact sum)| <= b at every step: a double addition is exact where its result is
@@ -629,14 +630,33 @@ struct certify_first_accumulator {
   }
   template <class X, class Y, int N>
   TCR_HD void add(const X (&x)[N], const Y (&y)[N]) {
-    static_assert(!std::is_same_v<X, double> && !std::is_same_v<Y, double>,
-                  "tcr::certify_first_accumulator: Dot of float-range inputs (exact products)");
     double a[N], g[N];
     widen_all(x, a);
     widen_all(y, g);
     TCR_UNROLL
-    for (int i = 0; i < N; ++i)
-      add_exact(detail::mul_rn(a[i], g[i])); // exact
+    for (int i = 0; i < N; ++i) {
+      if constexpr (std::is_same_v<X, double> || std::is_same_v<Y, double>)
+        add_product(a[i], g[i]);
+      else
+        add_exact(detail::mul_rn(a[i], g[i])); // exact
+    }
+  }
+  // x y where an operand is double: hi = RN(x y), lo = RN(x y - hi) by an FMA, then hi as an
+  // input and lo into c, b growing by u |c| for that rounding. hi + lo = x y exactly where
+  // qx + qy >= -1074 (x = Mx 2^qx, y = My 2^qy, integers M < 2^53) and hi is finite: x y - hi
+  // is a multiple of 2^(qx + qy) of magnitude at most ulp(hi) / 2 <= 2^(qx + qy + 53), a double.
+  // Otherwise |x y| < 2^(qx + qy + 106) <= 2^-968, so |hi| <= 2^-968, |x y - hi| <= ulp(hi) / 2
+  // <= 2^-1021, and lo errs by at most half the spacing there, 2^-1075: b grows by 2^-1074
+  // wherever |hi| <= 2^-968. A product beyond double's range (hi Inf) or an Inf or NaN operand
+  // makes the result not finite, which decides nothing.
+  TCR_HD void add_product(double x, double y) {
+    const double hi = detail::mul_rn(x, y);
+    const double lo = detail::fma_rn(x, y, -hi);
+    add_exact(hi);
+    c = detail::add_rn(c, lo);
+    b = detail::fma_ru(0x1p-53, detail::abs(c), b);
+    if (detail::abs(hi) <= 0x1p-968)
+      b = detail::add_ru(b, 0x1p-1074);
   }
 
   TCR_HD partial_type partial() const { return {s, c, b}; }

@@ -683,7 +683,8 @@ struct decide_norm {
 
 // The exact modes' certify-first pass (certify_first_kernel and, beyond one block,
 // certify_first_grid_kernel in reduce/detail/device_kernel.cuh) for results of type float or
-// double: Sum, Asum, Dot and Nrm2 of the float-range types, Sum and Asum of doubles.
+// double: Sum, Asum, Dot and Nrm2 of the float-range types, Sum and Asum of doubles, Dot with a
+// double operand (certify_first_accumulator::add_product: TwoProd pairs).
 // A certified double-word reduction of the same sources (certify_first_accumulator, or
 // certify_first_squares for Nrm2: compensated/certified.cuh) decides the exact modes' result
 // where its interval allows (Decision: decide_rounding, decide_norm), and the exact pass runs only
@@ -697,7 +698,7 @@ struct decide_norm {
 // alone: f32 Sum 2^10 3.42 / 5.09 us, 2^14 4.84 / 6.74; bf16 2^15 6.22 / 7.58; f16 2^13 3.96 /
 // 4.12 but 2^14 5.29 / 5.07, 2^15 5.77 / 5.20; e4m3 2^12 3.68 / 3.87, 2^13 4.09 / 3.96, 2^15
 // 6.39 / 5.04; Dot f32 2^12 3.84 / 8.93, e4m3 2^14 5.93 / 10.83; CUB 2.6-5.4 us;
-// bench/results/2026-12-05-h100-s20/call1/). Double results, Sum and Asum of doubles and Nrm2
+// bench/results/2026-12-05-h100-s20/call1/). Double results, Sum and Asum of doubles, Dot with a double operand and Nrm2
 // certify at every size, as the Dot does, without a measurement of their own (no benchmark result
 // in bench/results/ covers them; Nrm2's exact pass took 0.28-0.76 of CUB's time on the H200 in
 // bench/results/2026-12-05-h200-s20/, its products' bins like the Dot's, whose certify-first pass
@@ -709,7 +710,7 @@ struct certify_first_of {
   static constexpr bool doubles = std::is_same_v<X, double> || std::is_same_v<Y, double>;
   static constexpr bool f64_sum = !binary && !norm && std::is_same_v<X, double>;
   static constexpr bool float_or_double = std::is_same_v<Out, float> || std::is_same_v<Out, double>;
-  static constexpr bool enabled = float_or_double && (!doubles || f64_sum);
+  static constexpr bool enabled = float_or_double && (!doubles || f64_sum || binary);
   // Exact passes as cheap as the certificate from a few thousand elements on: sums of half and
   // fp8 (one register bin), and Dot / Nrm2 of e4m3 with e4m3 (binned_exact_dot's one bin; given
   // the e4m3 sum's threshold, not measured yet).

@@ -576,6 +576,107 @@ TEST_CASE("certify-first, double results: covers, tight, decides where it may, n
   CHECK(!check_certify_first_f64<kind::sum>(std::vector<double>{1.0, std::nan("")}, 2));
 }
 
+// The certify-first pass of Dot with a double operand (certify_first_accumulator::add_product:
+// TwoProd pairs; tiny products whose lo may round count 2^-1074 each): hi + lo within the bound
+// of the exact dot product (MPFR), the bound within 4 N^2 u^2 S (1 + 2^-40) plus the tiny
+// products' terms, and a decided double is the exact dot rounded to nearest even. Returns
+// whether it decided.
+template <class Y>
+bool check_certify_first_dot64(const std::vector<double>& x, const std::vector<Y>& y,
+                               int threads) {
+  INFO("certify-first f64 Dot, n ", x.size(), ", threads ", threads);
+  const std::vector<double> dy = doubles(y);
+  const mp s = tcr::test::exact_dot(x, dy);
+  std::vector<double> ax(x), ay(dy);
+  for (double& v : ax)
+    v = std::fabs(v);
+  for (double& v : ay)
+    v = std::fabs(v);
+  const mp S = tcr::test::exact_dot(ax, ay);
+  tcr::certify_first_accumulator fresh{};
+  // reduce_host takes one element type: a float operand goes in as its (exact) doubles, so the
+  // double path (add_product) runs either way.
+  const tcr::certified_double_word c =
+      reduce_host<tcr::certified_double_word, kind::dot>(fresh, x, dy, threads);
+  INFO("hi ", c.hi, ", lo ", c.lo, ", bound ", c.error_bound, ", exact ", s.to_double());
+  const bool finite = std::isfinite(c.hi) && std::isfinite(c.lo) && std::isfinite(c.error_bound);
+  if (finite) {
+    mp d(mp::exact_dot_bits + 64); // s - hi - lo, exactly
+    mpfr_sub_d(d.get(), s.get(), c.hi, MPFR_RNDN);
+    mpfr_sub_d(d.get(), d.get(), c.lo, MPFR_RNDN);
+    mpfr_abs(d.get(), d.get(), MPFR_RNDN);
+    CHECK(mpfr_cmp_d(d.get(), c.error_bound) <= 0);
+    const double N = static_cast<double>(x.size());
+    const double claim =
+        4 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 8 * N * 0x1p-1074;
+    CHECK(c.error_bound <= claim);
+  }
+  double r = 0.0;
+  const bool decided = tcr::decides_double(c, r);
+  if (decided) {
+    CHECK(finite);
+    const double want = s.to_double();
+    CHECK(std::memcmp(&r, &want, sizeof r) == 0);
+  }
+  const bool tie = is_midpoint(s, 53, 0x1p-1021);
+  if (tie)
+    CHECK(!decided);
+  return decided || tie;
+}
+
+TEST_CASE("certify-first, Dot with a double operand: covers, tight, decides rightly") {
+  int decided = 0, cases = 0;
+  for (double cond : {1e0, 1e4, 1e8, 1e16, 1e32}) {
+    for (std::size_t n : {7, 100, 5000, 65536}) {
+      const std::uint64_t seed = 13 * n + static_cast<std::uint64_t>(std::log10(cond));
+      INFO("cond ", cond, ", seed ", seed);
+      const auto xy = tcr::test::gen_dot<double>(n, cond, seed);
+      const bool dot = check_certify_first_dot64(xy.first, xy.second, int(n % 255) + 1);
+      if (cond <= 1e4)
+        CHECK(dot);
+      decided += dot;
+      ++cases;
+    }
+  }
+  MESSAGE("certify-first (f64 Dot) decided ", decided, " of ", cases, " GenDot cases");
+  // The whole range: products from 2^-2148 (lo rounds; counted in the bound) to beyond
+  // DBL_MAX (not finite: undecided); a float operand widened.
+  rng64 rng(31);
+  for (int rep = 0; rep < 40; ++rep) {
+    const std::size_t n = static_cast<std::size_t>(rng.integer(1, 3000));
+    const int lo = rep % 4 == 0 ? -1074 : rep % 4 == 1 ? 400 : -1074;
+    const int hi = rep % 4 == 0 ? -400 : rep % 4 == 1 ? 600 : 1023;
+    std::vector<double> x(n), y(n);
+    std::vector<float> f(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double a = std::ldexp(rng.uniform() + 1, int(rng.integer(lo, hi)) - 1);
+      const double b = std::ldexp(rng.uniform() + 1, int(rng.integer(lo, hi)) - 1);
+      x[i] = (rng.coin() ? 1 : -1) * (std::isfinite(a) ? a : std::numeric_limits<double>::max());
+      y[i] = std::isfinite(b) ? b : std::numeric_limits<double>::max();
+      f[i] = static_cast<float>(std::ldexp(rng.uniform() + 1, int(rng.integer(-149, 127))));
+    }
+    check_certify_first_dot64(x, y, 64);
+    check_certify_first_dot64(x, f, 33);
+  }
+  // Products below the subnormals: x y = 2^-1100 rounds to 0 (hi = 0, lo = 0), which the
+  // bound must cover (2^-1074 per such product); 2^-600 * 2^-500 * 3 products and one of 1.
+  {
+    const std::vector<double> x = {0x1p-600, 0x1p-600, 0x1p-600, 1.0};
+    const std::vector<double> y = {0x1p-500, 0x1p-500, 0x1p-500, 1.0};
+    CHECK(check_certify_first_dot64(x, y, 2)); // 1 + 3 * 2^-1100 rounds to 1: decided
+    const std::vector<double> z = {0x1p-600, 0x1p-600};
+    const std::vector<double> w = {0x1p-500, -0x1p-501};
+    CHECK(!check_certify_first_dot64(z, w, 1)); // 2^-1101: not decided (rounds to 0)
+  }
+  // Products near DBL_MAX: RN(x y) finite below the threshold, exact TwoProd; beyond it, Inf.
+  const double m = std::numeric_limits<double>::max();
+  CHECK(check_certify_first_dot64(std::vector<double>{m, 1.0}, std::vector<double>{0.5, 1.0}, 2));
+  CHECK(!check_certify_first_dot64(std::vector<double>{m, -m}, std::vector<double>{m, m}, 2));
+  // Ties are never decided: 1 + 2^-53 (as 1 * 1 + 2^-27 * 2^-26).
+  CHECK(check_certify_first_dot64(std::vector<double>{1.0, 0x1p-27},
+                                  std::vector<double>{1.0, 0x1p-26}, 2));
+}
+
 // Float inputs into a double result, and Nrm2 (certify_first_squares: RN_double of the sum of
 // squares, decided or not), over GenSum / GenDot data and float's whole range.
 TEST_CASE("certify-first, double results of float inputs and Nrm2's sum of squares") {
