@@ -30,7 +30,8 @@ cudaError_t fixed(void* temp, std::size_t& bytes, const seg_args& a, ReduceOptio
 
 const case_adder add{[] {
   seg_cases().push_back(f64_case(
-      "tcr.fixed", "tcr::DeviceSegmentedReduce::Sum, f64 into f64, fixed segment_size (compensated)",
+      "tcr.fixed",
+      "tcr::DeviceSegmentedReduce::Sum, f64 into f64, fixed segment_size (compensated)",
       [](void* temp, std::size_t& bytes, const seg_args& a) { return fixed(temp, bytes, a, {}); }));
   seg_cases().push_back(f64_case(
       "tcr.fixed.cr",

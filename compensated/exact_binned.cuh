@@ -1046,7 +1046,7 @@ __device__ __noinline__ void spill_window_rows(int first_row) {
     // A row that no lane of the warp has touched (-0 in every lane) adds nothing: skipped, for
     // the whole warp at once (a uniform branch around the warp sum).
     if (together && __all_sync(0xffffffffu, __double_as_longlong(v) ==
-                                                 static_cast<long long>(negative_zero_bits)))
+                                                static_cast<long long>(negative_zero_bits)))
       continue;
     const int g = Rows::bin_spacing_exponent(row0, k);
     long long d = bin_digit_wide(v, g, flags);
@@ -1179,7 +1179,8 @@ struct binned_exact_sum_f64 {
 
 #if defined(__CUDACC__)
   using block =
-      std::conditional_t<PerWarp, detail::binned_warps<binned_exact_sum_f64, double, window_bins, Threads>,
+      std::conditional_t<PerWarp,
+                         detail::binned_warps<binned_exact_sum_f64, double, window_bins, Threads>,
                          detail::binned_block<binned_exact_sum_f64, double, window_bins, Threads>>;
 
   // A collective of the block (PerWarp: of the warp, for its own partial).

@@ -402,20 +402,20 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
 template <op_kind Op, class X, class Y, class Out>
 inline constexpr bool exact_segmented_v =
     Op != op_kind::reduce && !is_integer_input_v<X> &&
-    (Op != op_kind::dot || !is_integer_input_v<Y>) &&
-    (Op != op_kind::nrm2 || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
+    (Op != op_kind::dot || !is_integer_input_v<Y>)&&(
+        Op != op_kind::nrm2 || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
 // Whether an operand is double (the exact path of segmented_exact_f64_kernel.cuh).
 template <op_kind Op, class X, class Y>
-inline constexpr bool double_operand_v =
-    std::is_same_v<X, double> || (Op == op_kind::dot && std::is_same_v<Y, double>);
+inline constexpr bool double_operand_v = std::is_same_v<X, double> ||
+                                         (Op == op_kind::dot && std::is_same_v<Y, double>);
 template <op_kind Op, class X, class Y>
 using exact_segmented_accumulator = std::conditional_t<
     double_operand_v<Op, X, Y>,
-    std::conditional_t<
-        Op == op_kind::dot, binned_exact_dot_f64<X, Y, segmented_threads, false, true>,
-        std::conditional_t<Op == op_kind::nrm2,
-                           binned_exact_dot_f64<X, X, segmented_threads, true, true>,
-                           binned_exact_sum_f64<segmented_threads, true, true>>>,
+    std::conditional_t<Op == op_kind::dot,
+                       binned_exact_dot_f64<X, Y, segmented_threads, false, true>,
+                       std::conditional_t<Op == op_kind::nrm2,
+                                          binned_exact_dot_f64<X, X, segmented_threads, true, true>,
+                                          binned_exact_sum_f64<segmented_threads, true, true>>>,
     std::conditional_t<
         Op == op_kind::dot, exact_dot_sum<false>,
         std::conditional_t<Op == op_kind::nrm2, exact_dot_sum<true>, exact_sum<float>>>>;

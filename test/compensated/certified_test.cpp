@@ -582,8 +582,7 @@ TEST_CASE("certify-first, double results: covers, tight, decides where it may, n
 // products' terms, and a decided double is the exact dot rounded to nearest even. Returns
 // whether it decided.
 template <class Y>
-bool check_certify_first_dot64(const std::vector<double>& x, const std::vector<Y>& y,
-                               int threads) {
+bool check_certify_first_dot64(const std::vector<double>& x, const std::vector<Y>& y, int threads) {
   INFO("certify-first f64 Dot, n ", x.size(), ", threads ", threads);
   const std::vector<double> dy = doubles(y);
   const mp s = tcr::test::exact_dot(x, dy);
@@ -607,8 +606,7 @@ bool check_certify_first_dot64(const std::vector<double>& x, const std::vector<Y
     mpfr_abs(d.get(), d.get(), MPFR_RNDN);
     CHECK(mpfr_cmp_d(d.get(), c.error_bound) <= 0);
     const double N = static_cast<double>(x.size());
-    const double claim =
-        4 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 8 * N * 0x1p-1074;
+    const double claim = 4 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 8 * N * 0x1p-1074;
     CHECK(c.error_bound <= claim);
   }
   double r = 0.0;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Tests for tcr::DeviceSegmentedReduce and tcr::DeviceBatchedReduce in Accuracy::correctly_rounded
-// and Accuracy::reproducible where an operand is double (reduce/detail/segmented_exact_f64_kernel.cuh):
-// Sum and Asum give each segment's exact sum rounded once to nearest even, Dot the exact dot
-// product rounded once (double and float results, MPFR references: test/support/mpfr_ref.hpp), Nrm2
-// a norm within 1 ulp of the correctly rounded one; over every length 0..70 and both sides of the
-// warp / block threshold, values of the whole double range (subnormals, sums and products beyond
-// double's range), ill-conditioned segments up to condition 1e32; the fixed-size form, batched
-// pointer arrays and strided batches; zero signs, NaN and Inf in their own segments; the same bits
-// as tcr::DeviceReduce's exact modes over the same values, for a capped grid and for many short
-// segments. Host cases: the size query, the argument checks and what has no path.
+// and Accuracy::reproducible where an operand is double
+// (reduce/detail/segmented_exact_f64_kernel.cuh): Sum and Asum give each segment's exact sum
+// rounded once to nearest even, Dot the exact dot product rounded once (double and float results,
+// MPFR references: test/support/mpfr_ref.hpp), Nrm2 a norm within 1 ulp of the correctly rounded
+// one; over every length 0..70 and both sides of the warp / block threshold, values of the whole
+// double range (subnormals, sums and products beyond double's range), ill-conditioned segments up
+// to condition 1e32; the fixed-size form, batched pointer arrays and strided batches; zero signs,
+// NaN and Inf in their own segments; the same bits as tcr::DeviceReduce's exact modes over the same
+// values, for a capped grid and for many short segments. Host cases: the size query, the argument
+// checks and what has no path.
 #include <doctest/doctest.h>
 
 #include <cfloat>
@@ -90,7 +91,8 @@ void check_dots(const std::vector<Out>& r, const std::vector<double>& x,
     bool special = false;
     bool ok = special_ok(r[s], specials, special);
     if (!special)
-      ok = a.empty() ? bits_of(r[s]) == bits_of(Out(0)) : is_round_to_nearest(r[s], exact_dot(a, b));
+      ok =
+          a.empty() ? bits_of(r[s]) == bits_of(Out(0)) : is_round_to_nearest(r[s], exact_dot(a, b));
     if (!ok && bad++ < 5)
       MESSAGE("segment ", s, " [", l.begin[s], ", ", l.end[s], "): result ", double(r[s]));
   }
@@ -244,15 +246,15 @@ TEST_SUITE("gpu") {
       const auto x = segment_data<double>(
           fl, [&](std::size_t n, std::size_t s) { return f64_segment(n, s, 50 + size); });
       device_buffer<double> dx(x.t);
-      check_sums<double>(run_segmented_fixed<double>(op::sum, dx.get(), dx.get(), num, size,
-                                                     correctly_rounded),
-                         x.d, fl, false);
-      check_dots<double>(run_segmented_fixed<double>(op::dot, dx.get(), dx.get(), num, size,
-                                                     correctly_rounded),
-                         x.d, x.d, fl);
-      check_norms<double>(run_segmented_fixed<double>(op::nrm2, dx.get(), dx.get(), num, size,
-                                                      reproducible),
-                          x.d, fl);
+      check_sums<double>(
+          run_segmented_fixed<double>(op::sum, dx.get(), dx.get(), num, size, correctly_rounded),
+          x.d, fl, false);
+      check_dots<double>(
+          run_segmented_fixed<double>(op::dot, dx.get(), dx.get(), num, size, correctly_rounded),
+          x.d, x.d, fl);
+      check_norms<double>(
+          run_segmented_fixed<double>(op::nrm2, dx.get(), dx.get(), num, size, reproducible), x.d,
+          fl);
     }
     // Pointer arrays with a length each.
     const segment_layout bl = consecutive({5, 0, 300, 4100, 17, 66000}, 2);
@@ -315,18 +317,18 @@ TEST_SUITE("gpu") {
     const double inf = std::numeric_limits<double>::infinity();
     const double M = DBL_MAX;
     const std::vector<std::vector<double>> segs = {
-        {},                      // +0
-        {-0.0, -0.0, -0.0},      // -0
-        {-0.0, 0.0},             // +0
-        {1.5, -1.5},             // +0
-        {1.0, inf, 2.0},         // +inf
-        {-inf, 1.0},             // -inf
-        {inf, -inf},             // NaN
-        {std::nan(""), 1.0},     // NaN
-        {3.0, 0x1p-1074, -3.0},  // the least subnormal
-        {M, M},                  // overflow: +inf
-        {M, M, -M},              // M, finite although a partial sum is not
-        {1.0, 0x1p-53},          // a tie: rounds to even (1)
+        {},                        // +0
+        {-0.0, -0.0, -0.0},        // -0
+        {-0.0, 0.0},               // +0
+        {1.5, -1.5},               // +0
+        {1.0, inf, 2.0},           // +inf
+        {-inf, 1.0},               // -inf
+        {inf, -inf},               // NaN
+        {std::nan(""), 1.0},       // NaN
+        {3.0, 0x1p-1074, -3.0},    // the least subnormal
+        {M, M},                    // overflow: +inf
+        {M, M, -M},                // M, finite although a partial sum is not
+        {1.0, 0x1p-53},            // a tie: rounds to even (1)
         {1.0, 0x1p-53, 0x1p-1000}, // just above the tie: 1 + 2^-52
     };
     std::vector<std::int64_t> lengths;
@@ -391,8 +393,8 @@ TEST_SUITE("gpu") {
     device_buffer<double> dmx(mx.t);
     const auto mr = run_segmented<double>(op::sum, dmx.get(), dmx.get(), ml, correctly_rounded);
     check_sums<double>(mr, mx.d, ml, false);
-    CHECK(same_bits(mr, run_segmented_fixed<double>(op::sum, dmx.get(), dmx.get(), many, 8,
-                                                    reproducible)));
+    CHECK(same_bits(
+        mr, run_segmented_fixed<double>(op::sum, dmx.get(), dmx.get(), many, 8, reproducible)));
   }
 }
 
