@@ -75,6 +75,22 @@ bool same(const P& a, const P& b) {
   return std::memcmp(a.limb, b.limb, sizeof a.limb) == 0 && a.flags == b.flags;
 }
 
+// Dot into Out with the certify-first pass (certify_first_accumulator::add_product: one block,
+// or a cooperative grid) and with the exact pass alone: the same bits, and RN of the exact dot.
+template <class Out, class Y>
+void check_certify_first(const typed_data<double>& x, const typed_data<Y>& y, std::size_t ox,
+                         std::size_t oy) {
+  INFO("certify first: Dot<double, ", type_name<Y>(), " -> ", type_name<Out>(),
+       "> n = ", x.t.size(), ", offsets ", ox, " ", oy);
+  tcr::detail::device::certify_first_enabled = false;
+  const Out alone = run_dot<Out>(x.t, &y.t, ox, oy);
+  tcr::detail::device::certify_first_enabled = true;
+  const Out first = run_dot<Out>(x.t, &y.t, ox, oy);
+  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
+  CHECK(bits_of(first) == bits_of(alone));
+  CHECK(is_round_to_nearest(first, exact_dot(x.d, y.d)));
+}
+
 TEST_SUITE("gpu") {
 
   TEST_CASE("exact Dot of doubles: sizes, offsets, the whole range of products, condition 1e32") {
@@ -165,6 +181,39 @@ TEST_SUITE("gpu") {
     CHECK(bits_of(run_dot<double>(x, no_y, 0, 0)) ==
           bits_of(tcr::detail::exact_norm_of<double>(whole_sq)));
     check_nrm2<double>(typed_data<double>(x), 2);
+  }
+
+  // Dot of doubles certifies first (TwoProd pairs, certify_first_accumulator::add_product), one
+  // block or a cooperative grid: the same bits as the exact pass alone on data it decides
+  // (moderate ranges), on data it cannot (condition 1e32, ties, products below the subnormals,
+  // products beyond double's range), for grids of 1, 7 and every resident block.
+  TEST_CASE("exact Dot of doubles: certify first or fall back, the same bits") {
+    for (int grid : {0, 1, 7}) {
+      tcr::detail::device::grid_limit_for_tests = grid;
+      INFO("grid limit ", grid);
+      for (std::size_t n : {std::size_t(5), std::size_t(1000), std::size_t(9000),
+                            std::size_t(300001)}) {
+        check_certify_first<double>(spread<double>(n, 41 + n, -20, 20),
+                                    spread<double>(n, 42 + n, -20, 20), n % 3, 1);
+        check_certify_first<float>(spread<double>(n, 43 + n, -100, 100),
+                                   spread<float>(n, 44 + n, -100, 100), 0, 2);
+        const auto xy = gen_dot<double>(n < 10 ? 10 : n, 1e32, 45 + n);
+        check_certify_first<double>(typed_data<double>(xy.first), typed_data<double>(xy.second),
+                                    1, 1);
+        check_certify_first<double>(spread<double>(n, 46 + n, -1074, 1023),
+                                    spread<double>(n, 47 + n, -1074, 1023), 0, 0);
+      }
+      // A tie (1 + 2^-53), products below the subnormals, a sum that needs them to round.
+      std::vector<double> a(3000, 0.0), b(3000, 0.0);
+      a[0] = b[0] = 1.0;
+      a[2999] = 0x1p-27;
+      b[2999] = 0x1p-26;
+      check_certify_first<double>(typed_data<double>(a), typed_data<double>(b), 0, 0);
+      a[1500] = 0x1p-600;
+      b[1500] = 0x1p-500;
+      check_certify_first<double>(typed_data<double>(a), typed_data<double>(b), 1, 0);
+    }
+    tcr::detail::device::grid_limit_for_tests = 0;
   }
 
   TEST_CASE("exact Dot of doubles: special values, zero signs, ties, sums beyond double's range") {
