@@ -160,7 +160,9 @@ std::vector<double> f64_segment(std::size_t n, std::size_t s, std::uint64_t seed
 
 std::vector<std::int64_t> f64_lengths() {
   std::vector<std::int64_t> v = sweep_lengths();
-  for (std::int64_t n : {127, 128, 129, 2047, 2048, 2049, 40000})
+  // 600000: more than 2^11 (Sum) and 2^10 (Dot) elements per thread of a block, so that every
+  // thread spills its window during the segment.
+  for (std::int64_t n : {127, 128, 129, 2047, 2048, 2049, 40000, 600000})
     v.push_back(n);
   return v;
 }
