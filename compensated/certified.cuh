@@ -693,9 +693,9 @@ struct certify_first_accumulator {
   }
 };
 
-// Nrm2's certify-first pass: the sum of squares x_i^2 of float-range inputs (each exact in double,
-// as the Dot's products), otherwise certify_first_accumulator. Its result is a
-// certified_double_word of the sum of squares.
+// Nrm2's certify-first pass: the sum of squares x_i^2 (of float-range inputs each exact in double,
+// as the Dot's products; of doubles TwoProd pairs, add_product), otherwise
+// certify_first_accumulator. Its result is a certified_double_word of the sum of squares.
 struct certify_first_squares : certify_first_accumulator {
   using certify_first_accumulator::add;
   template <class X, int N>

@@ -669,12 +669,18 @@ struct decide_rounding {
 };
 // Nrm2: the exact modes' norm is sqrt(RN_double(s)) rounded to Out (detail::exact_norm_result,
 // compensated/exact.cuh), s the sum of squares; where the certificate of s decides RN_double(s),
-// the same function of it is the result.
+// the same function of it is the result. For squares of doubles the exact norm is
+// detail::exact_norm_wide's, sqrt(RN_double(s 2^-2k)) 2^k: where d = RN_double(s) >= 2^-1021, s
+// is normal and so is s 2^-2k in [1, 4), so RN_double(s 2^-2k) = d 2^-2k (scaling by a power of
+// two commutes with rounding in the normal range), its correctly rounded root is RN(sqrt(d)) 2^-k
+// (likewise) and the scaled result RN(sqrt(d)): the same value. Smaller d (s may be subnormal,
+// where RN_double rounds at a coarser spacing than the scaled sum) are left undecided; sums of
+// squares of float-range inputs are zero or at least 2^-298, so this costs them nothing.
 struct decide_norm {
   template <class Out>
   TCR_HD static bool apply(const certified_double_word& c, Out& r) {
     double d = 0.0;
-    if (!decides_double(c, d))
+    if (!decides_double(c, d) || !(d >= 0x1p-1021))
       return false;
     r = tcr::detail::exact_norm_result<Out>(d);
     return true;
@@ -684,7 +690,7 @@ struct decide_norm {
 // The exact modes' certify-first pass (certify_first_kernel and, beyond one block,
 // certify_first_grid_kernel in reduce/detail/device_kernel.cuh) for results of type float or
 // double: Sum, Asum, Dot and Nrm2 of the float-range types, Sum and Asum of doubles, Dot with a
-// double operand (certify_first_accumulator::add_product: TwoProd pairs).
+// double operand and Nrm2 of doubles (certify_first_accumulator::add_product: TwoProd pairs).
 // A certified double-word reduction of the same sources (certify_first_accumulator, or
 // certify_first_squares for Nrm2: compensated/certified.cuh) decides the exact modes' result
 // where its interval allows (Decision: decide_rounding, decide_norm), and the exact pass runs only
@@ -710,7 +716,7 @@ struct certify_first_of {
   static constexpr bool doubles = std::is_same_v<X, double> || std::is_same_v<Y, double>;
   static constexpr bool f64_sum = !binary && !norm && std::is_same_v<X, double>;
   static constexpr bool float_or_double = std::is_same_v<Out, float> || std::is_same_v<Out, double>;
-  static constexpr bool enabled = float_or_double && (!doubles || f64_sum || binary);
+  static constexpr bool enabled = float_or_double && (!doubles || f64_sum || binary || norm);
   // Exact passes as cheap as the certificate from a few thousand elements on: sums of half and
   // fp8 (one register bin), and Dot / Nrm2 of e4m3 with e4m3 (binned_exact_dot's one bin; given
   // the e4m3 sum's threshold, not measured yet).

@@ -655,6 +655,7 @@ TEST_CASE("certify-first, Dot with a double operand: covers, tight, decides righ
     }
     check_certify_first_dot64(x, y, 64);
     check_certify_first_dot64(x, f, 33);
+    check_certify_first_dot64(x, x, 17); // Nrm2's sum of squares (certify_first_squares' path)
   }
   // Products below the subnormals: x y = 2^-1100 rounds to 0 (hi = 0, lo = 0), which the
   // bound must cover (2^-1074 per such product); 2^-600 * 2^-500 * 3 products and one of 1.

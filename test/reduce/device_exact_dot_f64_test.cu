@@ -91,6 +91,21 @@ void check_certify_first(const typed_data<double>& x, const typed_data<Y>& y, st
   CHECK(is_round_to_nearest(first, exact_dot(x.d, y.d)));
 }
 
+// Nrm2 of doubles with the certify-first pass (the sum of squares' certificate decides
+// RN_double(s) >= 2^-1021: reduce/device.cuh's decide_norm) and with the exact pass alone: the
+// same bits, and within 1 ulp.
+template <class Out>
+void check_certify_first_nrm2(const typed_data<double>& x, std::size_t ox) {
+  INFO("certify first: Nrm2<double -> ", type_name<Out>(), "> n = ", x.t.size(), ", offset ", ox);
+  tcr::detail::device::certify_first_enabled = false;
+  const Out alone = run_dot<Out>(x.t, no_y, ox, 0);
+  tcr::detail::device::certify_first_enabled = true;
+  const Out first = run_dot<Out>(x.t, no_y, ox, 0);
+  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
+  CHECK(bits_of(first) == bits_of(alone));
+  check_nrm2<Out>(x, ox);
+}
+
 TEST_SUITE("gpu") {
 
   TEST_CASE("exact Dot of doubles: sizes, offsets, the whole range of products, condition 1e32") {
@@ -183,25 +198,34 @@ TEST_SUITE("gpu") {
     check_nrm2<double>(typed_data<double>(x), 2);
   }
 
-  // Dot of doubles certifies first (TwoProd pairs, certify_first_accumulator::add_product), one
-  // block or a cooperative grid: the same bits as the exact pass alone on data it decides
+  // Dot and Nrm2 of doubles certify first (TwoProd pairs, certify_first_accumulator::add_product),
+  // one block or a cooperative grid: the same bits as the exact pass alone on data it decides
   // (moderate ranges), on data it cannot (condition 1e32, ties, products below the subnormals,
   // products beyond double's range), for grids of 1, 7 and every resident block.
-  TEST_CASE("exact Dot of doubles: certify first or fall back, the same bits") {
+  TEST_CASE("exact Dot and Nrm2 of doubles: certify first or fall back, the same bits") {
     for (int grid : {0, 1, 7}) {
       tcr::detail::device::grid_limit_for_tests = grid;
       INFO("grid limit ", grid);
-      for (std::size_t n : {std::size_t(5), std::size_t(1000), std::size_t(9000),
-                            std::size_t(300001)}) {
+      for (std::size_t n :
+           {std::size_t(5), std::size_t(1000), std::size_t(9000), std::size_t(300001)}) {
         check_certify_first<double>(spread<double>(n, 41 + n, -20, 20),
                                     spread<double>(n, 42 + n, -20, 20), n % 3, 1);
         check_certify_first<float>(spread<double>(n, 43 + n, -100, 100),
                                    spread<float>(n, 44 + n, -100, 100), 0, 2);
         const auto xy = gen_dot<double>(n < 10 ? 10 : n, 1e32, 45 + n);
-        check_certify_first<double>(typed_data<double>(xy.first), typed_data<double>(xy.second),
-                                    1, 1);
+        check_certify_first<double>(typed_data<double>(xy.first), typed_data<double>(xy.second), 1,
+                                    1);
         check_certify_first<double>(spread<double>(n, 46 + n, -1074, 1023),
                                     spread<double>(n, 47 + n, -1074, 1023), 0, 0);
+      }
+      // Nrm2: moderate (decided), squares beyond DBL_MAX (the certificate overflows), sums of
+      // squares below 2^-1021 (left undecided) and just above it.
+      for (std::size_t n : {std::size_t(7), std::size_t(5000), std::size_t(200003)}) {
+        check_certify_first_nrm2<double>(spread<double>(n, 51 + n, -30, 30), n % 4);
+        check_certify_first_nrm2<float>(spread<double>(n, 52 + n, -100, 100), 1);
+        check_certify_first_nrm2<double>(spread<double>(n, 53 + n, 500, 700), 0);
+        check_certify_first_nrm2<double>(spread<double>(n, 54 + n, -540, -520), 2);
+        check_certify_first_nrm2<double>(spread<double>(n, 55 + n, -1074, 1023), 1);
       }
       // A tie (1 + 2^-53), products below the subnormals, a sum that needs them to round.
       std::vector<double> a(3000, 0.0), b(3000, 0.0);
