@@ -444,6 +444,35 @@ TEST_CASE("certify-first: covers, tight, decides the rounding where it may, neve
   CHECK(!check_certify_first<kind::sum>(std::vector<float>{1.0f, inf}, {}, 2));
 }
 
+// A certified_double_word c of the exact value s: where finite, hi + lo lies within the bound of
+// s, |lo| is at most half an ulp of hi and the bound at most `claim`; where decides_double
+// decides, its double is s rounded to nearest even (mpfr_get_d); an exact tie (a double midpoint
+// in the normal range) is never decided. Returns whether it decided or s is a tie.
+bool check_double_word(const tcr::certified_double_word& c, const mp& s, double claim) {
+  INFO("hi ", c.hi, ", lo ", c.lo, ", bound ", c.error_bound, ", exact ", s.to_double());
+  const bool finite = std::isfinite(c.hi) && std::isfinite(c.lo) && std::isfinite(c.error_bound);
+  if (finite) {
+    mp d(mp::exact_dot_bits + 64); // s - hi - lo, exactly
+    mpfr_sub_d(d.get(), s.get(), c.hi, MPFR_RNDN);
+    mpfr_sub_d(d.get(), d.get(), c.lo, MPFR_RNDN);
+    mpfr_abs(d.get(), d.get(), MPFR_RNDN);
+    CHECK(mpfr_cmp_d(d.get(), c.error_bound) <= 0);
+    CHECK(std::fabs(c.lo) <= 0.5 * (std::nextafter(std::fabs(c.hi), INFINITY) - std::fabs(c.hi)));
+    CHECK(c.error_bound <= claim);
+  }
+  double r = 0.0;
+  const bool decided = tcr::decides_double(c, r);
+  if (decided) {
+    CHECK(finite);
+    const double want = s.to_double();
+    CHECK(std::memcmp(&r, &want, sizeof r) == 0);
+  }
+  const bool tie = is_midpoint(s, 53, 0x1p-1021);
+  if (tie)
+    CHECK(!decided);
+  return decided || tie;
+}
+
 // The certify-first pass for double results (Sum, Asum of doubles: certified_double_word,
 // decides_double): hi + lo is within the bound of the exact sum, the bound is within
 // 2 N^2 u^2 S (1 + 2^-40) plus the upward roundings of tiny terms, and where decides_double
@@ -465,30 +494,9 @@ bool check_certify_first_f64(const std::vector<X>& x, int threads) {
                                  tcr::certify_first_accumulator>;
   const tcr::certified_double_word c =
       reduce_host<tcr::certified_double_word, K>(Acc{}, x, std::vector<X>{}, threads);
-  INFO("hi ", c.hi, ", lo ", c.lo, ", bound ", c.error_bound, ", exact ", s.to_double());
-  const bool finite = std::isfinite(c.hi) && std::isfinite(c.lo) && std::isfinite(c.error_bound);
-  if (finite) {
-    mp d(mp::exact_dot_bits + 64); // s - hi - lo, exactly
-    mpfr_sub_d(d.get(), s.get(), c.hi, MPFR_RNDN);
-    mpfr_sub_d(d.get(), d.get(), c.lo, MPFR_RNDN);
-    mpfr_abs(d.get(), d.get(), MPFR_RNDN);
-    CHECK(mpfr_cmp_d(d.get(), c.error_bound) <= 0);
-    CHECK(std::fabs(c.lo) <= 0.5 * (std::nextafter(std::fabs(c.hi), INFINITY) - std::fabs(c.hi)));
-    const double N = static_cast<double>(x.size());
-    const double claim = 2 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 4 * N * 0x1p-1074;
-    CHECK(c.error_bound <= claim);
-  }
-  double r = 0.0;
-  const bool decided = tcr::decides_double(c, r);
-  if (decided) {
-    CHECK(finite);
-    const double want = s.to_double();
-    CHECK(std::memcmp(&r, &want, sizeof r) == 0);
-  }
-  const bool tie = is_midpoint(s, 53, 0x1p-1021);
-  if (tie)
-    CHECK(!decided);
-  return decided || tie;
+  const double N = static_cast<double>(x.size());
+  return check_double_word(
+      c, s, 2 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 4 * N * 0x1p-1074);
 }
 
 TEST_CASE("certify-first, double results: covers, tight, decides where it may, never a tie") {
@@ -597,29 +605,9 @@ bool check_certify_first_dot64(const std::vector<double>& x, const std::vector<Y
   // double path (add_product) runs either way.
   const tcr::certified_double_word c =
       reduce_host<tcr::certified_double_word, kind::dot>(fresh, x, dy, threads);
-  INFO("hi ", c.hi, ", lo ", c.lo, ", bound ", c.error_bound, ", exact ", s.to_double());
-  const bool finite = std::isfinite(c.hi) && std::isfinite(c.lo) && std::isfinite(c.error_bound);
-  if (finite) {
-    mp d(mp::exact_dot_bits + 64); // s - hi - lo, exactly
-    mpfr_sub_d(d.get(), s.get(), c.hi, MPFR_RNDN);
-    mpfr_sub_d(d.get(), d.get(), c.lo, MPFR_RNDN);
-    mpfr_abs(d.get(), d.get(), MPFR_RNDN);
-    CHECK(mpfr_cmp_d(d.get(), c.error_bound) <= 0);
-    const double N = static_cast<double>(x.size());
-    const double claim = 4 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 8 * N * 0x1p-1074;
-    CHECK(c.error_bound <= claim);
-  }
-  double r = 0.0;
-  const bool decided = tcr::decides_double(c, r);
-  if (decided) {
-    CHECK(finite);
-    const double want = s.to_double();
-    CHECK(std::memcmp(&r, &want, sizeof r) == 0);
-  }
-  const bool tie = is_midpoint(s, 53, 0x1p-1021);
-  if (tie)
-    CHECK(!decided);
-  return decided || tie;
+  const double N = static_cast<double>(x.size());
+  return check_double_word(
+      c, s, 4 * N * N * 0x1p-106 * S.to_double() * (1 + 0x1p-40) + 8 * N * 0x1p-1074);
 }
 
 TEST_CASE("certify-first, Dot with a double operand: covers, tight, decides rightly") {
