@@ -705,10 +705,10 @@ struct decide_norm {
 // 4.12 but 2^14 5.29 / 5.07, 2^15 5.77 / 5.20; e4m3 2^12 3.68 / 3.87, 2^13 4.09 / 3.96, 2^15
 // 6.39 / 5.04; Dot f32 2^12 3.84 / 8.93, e4m3 2^14 5.93 / 10.83; CUB 2.6-5.4 us;
 // bench/results/2026-12-05-h100-s20/call1/). Double results, Sum and Asum of doubles, Dot with a
-// double operand and Nrm2 certify at every size, as the Dot does, without a measurement of their
-// own (no benchmark result in bench/results/ covers them; Nrm2's exact pass took 0.28-0.76 of CUB's
-// time on the H200 in bench/results/2026-12-05-h200-s20/, its products' bins like the Dot's, whose
-// certify-first pass was 1.04-1.67x as fast).
+// double operand and Nrm2 certify at every size, as the Dot does. H100, 2026-12-06, cold L2, CUB
+// 3.0.1's time / tcr's (bench/results/2026-12-06-h100-s23/): f64 Sum 0.71-1.00 from 2^10 to 2^28
+// (the exact pass alone 0.49-0.97), f64 Dot 0.72-1.13, f64 Nrm2 0.73-1.07 (the exact pass alone
+// 0.29-0.66), f32 Nrm2 0.68-1.08.
 template <op_kind Op, class X, class Y, class Out, class XS, class YS>
 struct certify_first_of {
   static constexpr bool binary = Op == op_kind::dot;
