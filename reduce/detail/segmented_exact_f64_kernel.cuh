@@ -26,9 +26,11 @@
 // modes over the same values. An empty segment gives the accumulator's empty result (+0).
 //
 // Cost. Per element as tcr::DeviceReduce's exact f64 Sum / Dot (a split, window tests and bin
-// adds in shared memory); per segment a prepare, a spill and a rounding of the limbs by its warp
-// (about a thousand cycles), which dominates for short segments. One block per long segment (as
-// CUB's offsets overload): few long segments use few SMs.
+// adds in shared memory); per segment a prepare, a spill, the carry propagation and the rounding
+// of the limbs by its warp: about 1600 warp instructions (Nsight Compute, H100, segments of 8),
+// which bound short segments (1.8-1.9x the time of CUB's offsets Sum up to 128 elements, 1.2-1.35x
+// from 2048; bench/results/2026-12-06-h100-s23/). One block per long segment (as CUB's offsets
+// overload): few long segments use few SMs.
 #pragma once
 
 #include <cstdint>
