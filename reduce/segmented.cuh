@@ -399,11 +399,13 @@ cudaError_t try_rows(const segmented_params<R, Segments>& p, cudaStream_t stream
 // (the exact value rounded once; Nrm2 within 1 ulp). The norm into df32 / dd has no exact path
 // (run: cudaErrorNotSupported after the checks); integer inputs are exact in every mode and take
 // the usual path.
+// Whether Dot's second operand is an integer.
+template <op_kind Op, class Y>
+inline constexpr bool integer_dot_operand_v = (Op == op_kind::dot) && is_integer_input_v<Y>;
 template <op_kind Op, class X, class Y, class Out>
 inline constexpr bool exact_segmented_v =
-    Op != op_kind::reduce && !is_integer_input_v<X> &&
-    (Op != op_kind::dot || !is_integer_input_v<Y>)&&(
-        Op != op_kind::nrm2 || !(std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
+    Op != op_kind::reduce && !is_integer_input_v<X> && !integer_dot_operand_v<Op, Y> &&
+    !(Op == op_kind::nrm2 && (std::is_same_v<Out, df32> || std::is_same_v<Out, dd>));
 // Whether an operand is double (the exact path of segmented_exact_f64_kernel.cuh).
 template <op_kind Op, class X, class Y>
 inline constexpr bool double_operand_v = std::is_same_v<X, double> ||
