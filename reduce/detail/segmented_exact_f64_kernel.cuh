@@ -93,7 +93,7 @@ __device__ __forceinline__ void f64_window(Acc& acc, const XS& x, const YS& y, s
 
 // Rank `rank` of `team` threads (whole warps, every lane of them): its share of the segment of
 // n elements at x (and y), elements rank, rank + team, ... (four loads in flight), into its
-// warp's partial, which prepare() has zeroed; every lane spills its window at the end.
+// warp's partial, which it zeroes first (prepare()); every lane spills its window at the end.
 template <class R, class Acc, class XS, class YS>
 __device__ void f64_fold(Acc& acc, const XS& x, const YS& y, std::int64_t n, int rank, int team) {
   using X = typename R::x_type;
