@@ -23,6 +23,7 @@ using tcr::test::exact::bits_of;
 using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::rounded;
 using tcr::test::exact::run_dot;
+using tcr::test::exact::run_dot_both_ways;
 using tcr::test::exact::run_two_phase;
 using P = tcr::exact_partial<tcr::double_products>;
 const std::vector<double>* const no_y = nullptr;
@@ -82,12 +83,7 @@ void check_certify_first(const typed_data<double>& x, const typed_data<Y>& y, st
                          std::size_t oy) {
   INFO("certify first: Dot<double, ", type_name<Y>(), " -> ", type_name<Out>(),
        "> n = ", x.t.size(), ", offsets ", ox, " ", oy);
-  tcr::detail::device::certify_first_enabled = false;
-  const Out alone = run_dot<Out>(x.t, &y.t, ox, oy);
-  tcr::detail::device::certify_first_enabled = true;
-  const Out first = run_dot<Out>(x.t, &y.t, ox, oy);
-  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
-  CHECK(bits_of(first) == bits_of(alone));
+  const Out first = run_dot_both_ways<Out>(x.t, &y.t, ox, oy);
   CHECK(is_round_to_nearest(first, exact_dot(x.d, y.d)));
 }
 
@@ -97,12 +93,7 @@ void check_certify_first(const typed_data<double>& x, const typed_data<Y>& y, st
 template <class Out>
 void check_certify_first_nrm2(const typed_data<double>& x, std::size_t ox) {
   INFO("certify first: Nrm2<double -> ", type_name<Out>(), "> n = ", x.t.size(), ", offset ", ox);
-  tcr::detail::device::certify_first_enabled = false;
-  const Out alone = run_dot<Out>(x.t, no_y, ox, 0);
-  tcr::detail::device::certify_first_enabled = true;
-  const Out first = run_dot<Out>(x.t, no_y, ox, 0);
-  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
-  CHECK(bits_of(first) == bits_of(alone));
+  run_dot_both_ways<Out>(x.t, no_y, ox, 0);
   check_nrm2<Out>(x, ox);
 }
 

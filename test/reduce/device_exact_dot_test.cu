@@ -24,6 +24,7 @@ using tcr::test::exact::is_round_to_nearest;
 using tcr::test::exact::reproducible;
 using tcr::test::exact::rounded;
 using tcr::test::exact::run_dot;
+using tcr::test::exact::run_dot_both_ways;
 using tcr::test::exact::run_two_phase;
 using tcr::test::exact::to_doubles;
 
@@ -77,12 +78,7 @@ void check_certify_first(const typed_data<X>& x, const typed_data<Y>& y, std::si
                          std::size_t oy, bool finite = true) {
   INFO("Dot<", type_name<X>(), ", ", type_name<Y>(), " -> ", type_name<Out>(), "> n = ", x.t.size(),
        ", offsets ", ox, " ", oy);
-  tcr::detail::device::certify_first_enabled = false;
-  const Out alone = run_dot<Out>(x.t, &y.t, ox, oy);
-  tcr::detail::device::certify_first_enabled = true;
-  const Out first = run_dot<Out>(x.t, &y.t, ox, oy);
-  INFO("exact pass alone ", alone, ", certify first ", first);
-  CHECK(bits_of(first) == bits_of(alone));
+  const Out first = run_dot_both_ways<Out>(x.t, &y.t, ox, oy);
   if (finite)
     CHECK(is_round_to_nearest(first, fast_exact_dot(x.d, y.d)));
 }
@@ -92,13 +88,7 @@ void check_certify_first(const typed_data<X>& x, const typed_data<Y>& y, std::si
 template <class Out, class X>
 void check_certify_first_nrm2(const typed_data<X>& x, std::size_t ox, bool finite = true) {
   INFO("Nrm2<", type_name<X>(), " -> ", type_name<Out>(), "> n = ", x.t.size(), ", offset ", ox);
-  const auto* none = static_cast<const std::vector<X>*>(nullptr);
-  tcr::detail::device::certify_first_enabled = false;
-  const Out alone = run_dot<Out>(x.t, none, ox, 0);
-  tcr::detail::device::certify_first_enabled = true;
-  const Out first = run_dot<Out>(x.t, none, ox, 0);
-  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
-  CHECK(bits_of(first) == bits_of(alone));
+  run_dot_both_ways<Out>(x.t, static_cast<const std::vector<X>*>(nullptr), ox, 0);
   if (finite)
     check_nrm2<Out>(x, ox);
 }

@@ -71,6 +71,19 @@ Out run_dot(const std::vector<X>& x, const std::vector<Y>* y, std::size_t ox, st
     return DeviceReduce::Nrm2(temp, bytes, dx.get(), out, n, 0, opt);
   });
 }
+// run_dot with the certify-first pass off (the exact pass alone) and on (reduce/device.cuh's
+// certify_first_enabled): the two results must have the same bits; returns the certify-first one.
+template <class Out, class X, class Y = X>
+Out run_dot_both_ways(const std::vector<X>& x, const std::vector<Y>* y, std::size_t ox,
+                      std::size_t oy) {
+  tcr::detail::device::certify_first_enabled = false;
+  const Out alone = run_dot<Out>(x, y, ox, oy);
+  tcr::detail::device::certify_first_enabled = true;
+  const Out first = run_dot<Out>(x, y, ox, oy);
+  INFO("exact pass alone ", to_double(alone), ", certify first ", to_double(first));
+  CHECK(bits_of(first) == bits_of(alone));
+  return first;
+}
 // Sizes of T's exact Sum tests: tiny, around the warp and block, and around 1 .. 700 blocks of
 // the grid's 16 KB each.
 template <class T>
