@@ -43,7 +43,32 @@ __device__ __forceinline__ unsigned long long gtime() {
 // Mode 0: the library's shape (grid.sync, every block merges). Mode 1: arrival counter, the last
 // block merges and publishes the decision, the others spin on it. Mode 2: arrival, the last block
 // decides, nobody waits (no fallback possible: timing only).
-template <int Mode, int MinBlocks>
+// Warp 0's merge of `count` partials: lane l merges partials l, l + 32, ... in order (the loads
+// of a lane in flight together, up to 16), then a shuffle tree; the total in lane 0.
+__device__ __forceinline__ PC warp_merge(const RC::accumulator& fc, const PC* g_parts, int count) {
+  PC r = fc.partial();
+  for (int b0 = threadIdx.x; b0 < count; b0 += 32 * 16) {
+    PC q[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      if (b0 + 32 * j < count)
+        q[j] = dk::load_cg(g_parts + b0 + 32 * j);
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      if (b0 + 32 * j < count)
+        r = fc.merge(r, q[j]);
+  }
+  for (int d = 16; d >= 1; d /= 2) {
+    PC o;
+    o.s = __shfl_down_sync(0xffffffffu, r.s, d);
+    o.c = __shfl_down_sync(0xffffffffu, r.c, d);
+    o.b = __shfl_down_sync(0xffffffffu, r.b, d);
+    r = fc.merge(r, o);
+  }
+  return r;
+}
+
+template <int Mode, int MinBlocks, bool WarpMerge = false>
 __global__ void __launch_bounds__(T, MinBlocks)
     probe_kernel(dk::kernel_params<RC> pc, RC::accumulator fc, dk::kernel_params<R> pe,
                  R::accumulator fe, unsigned* counter, volatile unsigned* flag, unsigned epoch,
@@ -62,6 +87,18 @@ __global__ void __launch_bounds__(T, MinBlocks)
     st[1] = gtime();
   const PC* g_parts = reinterpret_cast<const PC*>(pc.partials);
   const auto merge_all = [&]() {
+    if constexpr (WarpMerge) {
+      if (threadIdx.x < 32) {
+        const PC total = warp_merge(fc, g_parts, int(gridDim.x));
+        if (threadIdx.x == 0) {
+          float f = 0.0f;
+          s_decided = tcr::decides_float(fc.template finish<RC::out_type>(total), f);
+          s_value = f;
+        }
+      }
+      __syncthreads();
+      return;
+    }
     PC r_merged = fc.partial();
     for (int b = threadIdx.x; b < int(gridDim.x); b += T)
       r_merged = fc.merge(r_merged, dk::load_cg(g_parts + b));
@@ -120,6 +157,90 @@ __global__ void __launch_bounds__(T, MinBlocks)
     if (blockIdx.x == 0 && threadIdx.x == 0 && Mode == 0)
       dk::write_result(pe.out, s_value);
     if (Mode != 0 && s_last && threadIdx.x == 0)
+      dk::write_result(pe.out, s_value);
+    if (threadIdx.x == 0)
+      st[3] = gtime();
+    return;
+  }
+  dk::reduce_block<R, T, 4, dk::engine_kind::cuda_core, true>(pe, fe);
+  if (threadIdx.x == 0)
+    st[3] = gtime();
+}
+
+// Cluster designs (one thread-block cluster is the whole grid: its blocks are co-scheduled by the
+// hardware, no cooperative launch): each block stores its certified partial, cluster-wide barrier,
+// every block merges the cluster's partials in block order and decides; undecided: the exact grid
+// pass over the same blocks. Dsmem: the partials go through distributed shared memory instead of
+// global memory (a second barrier keeps each block's shared memory alive until all have read it).
+template <int UnrollC, bool Dsmem, bool WarpMerge = false>
+__global__ void __launch_bounds__(T)
+    cluster_kernel(dk::kernel_params<RC> pc, RC::accumulator fc, dk::kernel_params<R> pe,
+                   R::accumulator fe, unsigned long long* stamps) {
+  using Block = tcr::BlockReduce<PC, T, tcr::BlockReduceAlgorithm::shuffle_tree,
+                                 tcr::BlockCombine::warp_totals>;
+  __shared__ typename Block::TempStorage s_merge;
+  __shared__ bool s_decided;
+  __shared__ float s_value;
+  __shared__ PC s_part;
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  unsigned long long* st = stamps + 4 * blockIdx.x;
+  if (threadIdx.x == 0)
+    st[0] = gtime();
+  if constexpr (Dsmem) {
+    pc.partials = reinterpret_cast<unsigned char*>(&s_part) - sizeof(PC) * blockIdx.x;
+  }
+  dk::reduce_block<RC, T, UnrollC, dk::engine_kind::cuda_core, true, true>(pc, fc);
+  if (threadIdx.x == 0)
+    st[1] = gtime();
+  cluster.sync();
+  if (threadIdx.x == 0)
+    st[2] = gtime();
+  if constexpr (WarpMerge) {
+    // Warp 0 alone: lane l holds partial l (at most 32 blocks), a shuffle tree in a fixed order.
+    if (threadIdx.x < 32) {
+      PC r = fc.partial();
+      if (int(threadIdx.x) < int(gridDim.x)) {
+        if constexpr (Dsmem)
+          r = *cluster.map_shared_rank(&s_part, threadIdx.x);
+        else
+          r = reinterpret_cast<const PC*>(pc.partials)[threadIdx.x]; // plain (L1 is cold)
+      }
+      for (int d = 16; d >= 1; d /= 2) {
+        PC o;
+        o.s = __shfl_down_sync(0xffffffffu, r.s, d);
+        o.c = __shfl_down_sync(0xffffffffu, r.c, d);
+        o.b = __shfl_down_sync(0xffffffffu, r.b, d);
+        r = fc.merge(r, o);
+      }
+      if (threadIdx.x == 0) {
+        float f = 0.0f;
+        s_decided = tcr::decides_float(fc.template finish<RC::out_type>(r), f);
+        s_value = f;
+      }
+    }
+  } else {
+    PC r_merged = fc.partial();
+    for (int b = threadIdx.x; b < int(gridDim.x); b += T) {
+      if constexpr (Dsmem)
+        r_merged = fc.merge(r_merged, *cluster.map_shared_rank(&s_part, b));
+      else
+        r_merged = fc.merge(r_merged, dk::load_cg(reinterpret_cast<const PC*>(pc.partials) + b));
+    }
+    const PC total =
+        Block(s_merge).Reduce(r_merged, [&](const PC& a, const PC& b) { return fc.merge(a, b); });
+    if (threadIdx.x == 0) {
+      float f = 0.0f;
+      s_decided = tcr::decides_float(fc.template finish<RC::out_type>(total), f);
+      s_value = f;
+    }
+  }
+  if constexpr (Dsmem)
+    cluster.sync(); // every block has read every other block's partial
+  else
+    __syncthreads();
+  if (s_decided) {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
       dk::write_result(pe.out, s_value);
     if (threadIdx.x == 0)
       st[3] = gtime();
@@ -192,20 +313,24 @@ int main(int argc, char** argv) {
     return per_sm * prop.multiProcessorCount;
   };
   struct variant {
-    int mode;
+    int mode; // 3: mode 0 with the warp merge, 4: mode 1 with it
     int min_blocks;
     const void* kernel;
     int resident;
   };
   const std::vector<variant> variants = {
       {0, 1, (const void*)probe_kernel<0, 1>, resident_of((const void*)probe_kernel<0, 1>)},
-      {0, 6, (const void*)probe_kernel<0, 6>, resident_of((const void*)probe_kernel<0, 6>)},
-      {1, 1, (const void*)probe_kernel<1, 1>, resident_of((const void*)probe_kernel<1, 1>)},
       {2, 1, (const void*)probe_kernel<2, 1>, resident_of((const void*)probe_kernel<2, 1>)}};
   for (const variant& v : variants)
     std::printf("mode %d, min blocks %d: resident grid %d\n", v.mode, v.min_blocks, v.resident);
 
+  const bool hot = argc > 1 && std::strcmp(argv[1], "hot") == 0; // one input: L2 stays warm
+  const int lg_max = argc > 2 ? std::atoi(argv[2]) : 22;
+  if (hot)
+    std::printf("hot: every call reads the same input\n");
   const auto input = [&](std::int64_t n, int i) {
+    if (hot)
+      return d_ring;
     const std::int64_t per = (n * 4 + 4095) / 4096 * 1024; // floats, 4 KB aligned
     const std::int64_t copies = std::max<std::int64_t>(1, (ring_bytes / 4) / per);
     return d_ring + (i % copies) * per;
@@ -230,7 +355,39 @@ int main(int argc, char** argv) {
     return r[2];
   };
 
-  for (int lg = 14; lg <= 22; ++lg) {
+  // The phases of the last timed batch, from the blocks' stamps.
+  const auto report = [&](const char* label, int grid, float t) {
+    std::vector<unsigned long long> h(std::size_t(4) * 2048 * launches);
+    CK(cudaMemcpy(h.data(), d_stamps, h.size() * 8, cudaMemcpyDeviceToHost));
+    double d_pass = 0, d_bar = 0, d_end = 0, d_all = 0, d_gap = 0;
+    unsigned long long prev_end = 0;
+    int gaps = 0;
+    for (int i = 0; i < launches; ++i) {
+      const unsigned long long* b = h.data() + std::size_t(4) * 2048 * i;
+      unsigned long long s0 = ~0ull, s1 = 0, s2 = 0, s3 = 0;
+      for (int k = 0; k < grid; ++k) {
+        s0 = std::min(s0, b[4 * k]);
+        s1 = std::max(s1, b[4 * k + 1]);
+        s2 = std::max(s2, b[4 * k + 2]);
+        s3 = std::max(s3, b[4 * k + 3]);
+      }
+      d_pass += (s1 - s0) * 1e-3;
+      d_bar += (s2 - s1) * 1e-3;
+      d_end += (s3 - s2) * 1e-3;
+      d_all += (s3 - s0) * 1e-3;
+      if (i > 0) {
+        d_gap += (double(s0) - double(prev_end)) * 1e-3;
+        ++gaps;
+      }
+      prev_end = s3;
+    }
+    std::printf("  %s grid %4d: %.2f us/call | in kernel %.2f = pass %.2f + barrier %.2f + decide "
+                "%.2f | gap between kernels %.2f\n",
+                label, grid, t, d_all / launches, d_pass / launches, d_bar / launches,
+                d_end / launches, gaps ? d_gap / gaps : 0.0);
+  };
+
+  for (int lg = 14; lg <= lg_max; ++lg) {
     const std::int64_t n = std::int64_t(1) << lg;
     tcr::ReduceOptions comp{};
     tcr::ReduceOptions cr{tcr::Accuracy::correctly_rounded};
@@ -260,7 +417,10 @@ int main(int argc, char** argv) {
       // one block per 16 KB and 2x, 4x as many, all within the resident grid.
       std::vector<int> grids;
       const std::int64_t spread = std::max<std::int64_t>(256, n * 4 / (32 << 10));
-      for (std::int64_t g : {std::min(by_size, spread), by_size, 2 * by_size, 4 * by_size}) {
+      for (std::int64_t g : {std::min(by_size, spread), by_size, 2 * by_size, 4 * by_size,
+                              std::int64_t(132), std::int64_t(264)}) {
+        if (g > 4 * by_size)
+          continue;
         const int gi = int(std::min<std::int64_t>(g, resident));
         if (std::find(grids.begin(), grids.end(), gi) == grids.end())
           grids.push_back(gi);
@@ -287,37 +447,68 @@ int main(int argc, char** argv) {
           CK(cudaLaunchCooperativeKernel(k, dim3(grid), dim3(T), args, 0, s));
         };
         const float t = timed(call);
-        // stamps of the last timed batch
-        std::vector<unsigned long long> h(std::size_t(4) * 2048 * launches);
-        CK(cudaMemcpy(h.data(), d_stamps, h.size() * 8, cudaMemcpyDeviceToHost));
-        double d_pass = 0, d_bar = 0, d_end = 0, d_all = 0, d_gap = 0;
-        unsigned long long prev_end = 0;
-        int gaps = 0;
-        for (int i = 0; i < launches; ++i) {
-          const unsigned long long* b = h.data() + std::size_t(4) * 2048 * i;
-          unsigned long long s0 = ~0ull, s1 = 0, s2 = 0, s3 = 0;
-          for (int k = 0; k < grid; ++k) {
-            s0 = std::min(s0, b[4 * k]);
-            s1 = std::max(s1, b[4 * k + 1]);
-            s2 = std::max(s2, b[4 * k + 2]);
-            s3 = std::max(s3, b[4 * k + 3]);
-          }
-          d_pass += (s1 - s0) * 1e-3;
-          d_bar += (s2 - s1) * 1e-3;
-          d_end += (s3 - s2) * 1e-3;
-          d_all += (s3 - s0) * 1e-3;
-          if (i > 0) {
-            d_gap += (double(s0) - double(prev_end)) * 1e-3;
-            ++gaps;
-          }
-          prev_end = s3;
-        }
-        std::printf(
-            "  mode %d min %d grid %4d: %.2f us/call | in kernel %.2f = pass %.2f + barrier %.2f "
-            "+ decide %.2f | gap between kernels %.2f\n",
-            mode, var.min_blocks, grid, t, d_all / launches, d_pass / launches, d_bar / launches,
-            d_end / launches, gaps ? d_gap / gaps : 0.0);
+        char label[64];
+        std::snprintf(label, sizeof label, "mode %d min %d", mode, var.min_blocks);
+        report(label, grid, t);
       }
+    }
+    // Cluster designs: the whole grid one cluster of k blocks (no cooperative launch).
+    const auto check = [&](const char* label) { // d_out[0]: the variant's result for input 0
+      std::size_t b = temp_bytes;
+      CK(tcr::DeviceReduce::Sum(d_temp, b, input(n, 0), d_out + launches, n, s, cr));
+      float r[2];
+      CK(cudaMemcpyAsync(r, d_out, 4, cudaMemcpyDeviceToHost, s));
+      CK(cudaMemcpyAsync(r + 1, d_out + launches, 4, cudaMemcpyDeviceToHost, s));
+      CK(cudaStreamSynchronize(s));
+      if (std::memcmp(r, r + 1, 4) != 0)
+        std::printf("  %s: %.9g, library %.9g: DIFFERENT\n", label, r[0], r[1]);
+    };
+    const auto cluster_variant = [&](auto kernel, int unroll, bool dsmem, bool warp, int dyn) {
+      for (int k : {8, 16}) {
+        if (k == 16)
+          CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        if (dyn > 0)
+          CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn));
+        const auto call = [&](int i) {
+          char* temp = (char*)d_temp + i * temp_bytes;
+          const std::uintptr_t base = (reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256;
+          dk::kernel_params<R> p = dk::params_for<R>(input(n, i), input(n, i), d_out + i, n);
+          dk::split_vector_region<R>(p);
+          p.arrival = reinterpret_cast<unsigned long long*>(base);
+          p.partials = reinterpret_cast<unsigned char*>(base + 256);
+          p.key = dk::arrival_key(base, k);
+          dk::kernel_params<RC> pc =
+              dk::params_for<RC>(p.x, p.y, static_cast<RC::out_iterator>(nullptr), n);
+          dk::split_vector_region<RC>(pc);
+          pc.partials = reinterpret_cast<unsigned char*>(base + (std::size_t(32) << 20));
+          RC::accumulator fc{};
+          R::accumulator fe{};
+          unsigned long long* st = d_stamps + std::size_t(4) * 2048 * i;
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3(k);
+          cfg.blockDim = dim3(T);
+          cfg.dynamicSmemBytes = dyn;
+          cfg.stream = s;
+          cudaLaunchAttribute attr[1];
+          attr[0].id = cudaLaunchAttributeClusterDimension;
+          attr[0].val.clusterDim.x = k;
+          attr[0].val.clusterDim.y = 1;
+          attr[0].val.clusterDim.z = 1;
+          cfg.attrs = attr;
+          cfg.numAttrs = 1;
+          CK(cudaLaunchKernelEx(&cfg, kernel, pc, fc, p, fe, st));
+        };
+        const float t = timed(call);
+        char label[64];
+        std::snprintf(label, sizeof label, "cluster u%-2d %s %s %s", unroll,
+                      dsmem ? "dsmem" : "l2   ", warp ? "warp " : "block", dyn ? "1/SM" : "any ");
+        report(label, k, t);
+        check(label);
+      }
+    };
+    if (lg <= 17) {
+      cluster_variant(cluster_kernel<4, false, true>, 4, false, true, 0);
+      cluster_variant(cluster_kernel<4, false, true>, 4, false, true, 120 << 10);
     }
     // The last design timed (mode 2) left its result for input 0 in d_out[0]: the library's
     // correctly rounded Sum of the same input must have the same bits.

@@ -368,6 +368,10 @@ kernel_params<R> params_for(const XS& x, const YS& y, const OutIt& out, std::int
 // certify-first calls (certify_first_of) through the exact pass alone (one block:
 // certify_first_kernel's `certify`; grids: the plain exact grid).
 inline thread_local bool certify_first_enabled = true;
+// Tests and benchmarks only: false routes the certify-first inputs that one thread-block cluster
+// would take (certify_first_cluster_kernel) to the one big block or the cooperative grid, as on a
+// GPU without clusters.
+inline thread_local bool certify_cluster_enabled = true;
 
 // One block of Threads threads (at most MaxBytes bytes of the wider operand) through
 // certify_first_kernel: First (certify_first_of in reduce/device.cuh) gives the certified
@@ -405,11 +409,86 @@ inline bool cooperative_launch(int device) {
          }) == 2;
 }
 
+// Inputs of up to this many bytes (of the wider operand) beyond one block certify first in one
+// thread-block cluster (certify_first_cluster_kernel), where the device has clusters.
+inline constexpr std::int64_t cluster_certify_bytes = std::int64_t(512) << 10;
+// Inputs of up to this many bytes certify first on a cooperative grid of at most two blocks per
+// SM.
+inline constexpr std::int64_t certify_spread_bytes = std::int64_t(16) << 20;
+
+// The largest cluster of Kernel (Threads threads a block) that the device schedules, of
+// max_certify_cluster (a non-portable size, allowed here) or 8 blocks; 0 where it has no
+// clusters (compute capability below 9.0) or a query fails. Cached per kernel and device.
+template <auto Kernel, int Threads>
+int certify_cluster_size(int device) {
+  static std::atomic<int> cache[max_devices] = {}; // the size + 1
+  return per_device(cache, device, 1,
+                    [&] {
+                      int clusters = 0;
+                      if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device) !=
+                          cudaSuccess)
+                        return 0;
+                      if (clusters == 0)
+                        return 1;
+                      for (int k : {max_certify_cluster, 8}) {
+                        if (k > 8 && cudaFuncSetAttribute(
+                                         Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                         1) != cudaSuccess) {
+                          (void)cudaGetLastError();
+                          continue;
+                        }
+                        cudaLaunchAttribute a{};
+                        a.id = cudaLaunchAttributeClusterDimension;
+                        a.val.clusterDim.x = static_cast<unsigned>(k);
+                        a.val.clusterDim.y = 1;
+                        a.val.clusterDim.z = 1;
+                        cudaLaunchConfig_t cfg{};
+                        cfg.gridDim = dim3(static_cast<unsigned>(k));
+                        cfg.blockDim = dim3(Threads);
+                        cfg.attrs = &a;
+                        cfg.numAttrs = 1;
+                        int active = 0;
+                        if (cudaOccupancyMaxActiveClusters(&active, Kernel, &cfg) == cudaSuccess &&
+                            active > 0)
+                          return k + 1;
+                        (void)cudaGetLastError();
+                      }
+                      return 1;
+                    }) -
+         1;
+}
+
+// Streaming multiprocessors of the device, cached; 1 where the query fails.
+inline int sm_count(int device) {
+  static std::atomic<int> cache[max_devices] = {};
+  return per_device(cache, device, 1, [&] {
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+      return 0;
+    return sms;
+  });
+}
+
 // The certified partials of a certify-first grid (one per block), after the exact partials.
 template <class First>
 std::size_t certify_bytes(std::int64_t n, int elem_bytes) {
   using PC = typename First::type::accumulator::partial_type;
   return static_cast<std::size_t>(partials_for(n, elem_bytes)) * sizeof(PC);
+}
+
+// The certified pass's parameters (certify_first_of's reduction, First::type) for a certify-first
+// grid or cluster: R's sources; its partials after R's in the temporary storage at base.
+template <class First, class R>
+kernel_params<typename First::type> certified_params(const kernel_params<R>& p,
+                                                     std::uintptr_t base) {
+  using RC = typename First::type;
+  using P = typename R::accumulator::partial_type;
+  kernel_params<RC> pc =
+      params_for<RC>(p.x, p.y, static_cast<typename RC::out_iterator>(nullptr), p.n);
+  split_vector_region<RC>(pc);
+  pc.partials = reinterpret_cast<unsigned char*>(base + header_bytes) +
+                (temp_bytes_for<P>(p.n, R::elem_bytes) - storage_align - header_bytes);
+  return pc;
 }
 
 template <class First>
@@ -450,6 +529,59 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   split_vector_region<R>(p);
   const std::int64_t bytes = n * eb;
   constexpr launch_plan c = Plan::value;
+  const std::int64_t by_size = partials_for(n, eb);
+  const std::uintptr_t base =
+      (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
+      storage_align;
+  p.arrival = reinterpret_cast<unsigned long long*>(base);
+  p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
+  if constexpr (certifies_grid<First>::value) {
+    // Certify-first inputs beyond one default block's bytes_per_block and up to the cluster's
+    // reach (halved where each input costs more: Dot reads two operands, Nrm2 squares): one
+    // thread-block cluster of by_size blocks (at most max_certify_cluster), where the device
+    // has clusters. H100, cold L2, CUB 3.0.1's time / tcr's against the one big block and the
+    // cooperative grid before (bench/results/2026-12-06-h100-s24/): f32 Sum 2^15 0.73 -> 1.14,
+    // 2^16 0.75 -> 1.12; f32 Dot 2^14 .. 2^16 0.69-0.72 -> 0.97-0.98; f64 Sum 2^14, 2^15
+    // 0.76-0.78 -> 1.16-1.18; f64 Dot 2^12 .. 2^15 0.75-0.77 -> 1.12-1.14; f32 Nrm2 2^14 ..
+    // 2^16 0.68-0.71 -> 1.02-1.03. Dot and Nrm2 over 512 KB of input took longer than on the
+    // grid (f32 Dot 2^17: 0.86 -> 0.72).
+    using RC = typename First::type;
+    constexpr std::int64_t cluster_reach =
+        First::binary || First::norm ? cluster_certify_bytes / 2 : cluster_certify_bytes;
+    if (by_size > 1 && bytes <= cluster_reach && certify_first_enabled && certify_cluster_enabled &&
+        n <= First::max_grid_items) {
+      int device = 0;
+      const cudaError_t err = cudaGetDevice(&device);
+      if (err != cudaSuccess)
+        return err;
+      constexpr auto kernel = certify_first_cluster_kernel<RC, R, typename First::decision,
+                                                           c.threads, First::grid_unroll, c.unroll>;
+      const int most = certify_cluster_size<kernel, c.threads>(device);
+      if (most > 0) {
+        int k = by_size < most ? static_cast<int>(by_size) : most;
+        if (grid_limit_for_tests > 0 && k > grid_limit_for_tests)
+          k = grid_limit_for_tests;
+        p.key = arrival_key(base, k);
+        const kernel_params<RC> pc = certified_params<First>(p, base);
+        cudaLaunchAttribute a{};
+        a.id = cudaLaunchAttributeClusterDimension;
+        a.val.clusterDim.x = static_cast<unsigned>(k);
+        a.val.clusterDim.y = 1;
+        a.val.clusterDim.z = 1;
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(static_cast<unsigned>(k));
+        cfg.blockDim = dim3(c.threads);
+        cfg.stream = stream;
+        cfg.attrs = &a;
+        cfg.numAttrs = 1;
+        const cudaError_t e =
+            cudaLaunchKernelEx(&cfg, kernel, pc, typename RC::accumulator{}, p, fresh);
+        if (e == cudaSuccess)
+          return cudaSuccess;
+        (void)cudaGetLastError(); // not launched: the paths below instead
+      }
+    }
+  }
   // (A plan whose one big block reads no more than bytes_per_block has no such inputs: the exact
   // Dot's; its kernel is not compiled.)
   constexpr std::int64_t one_block_reach = std::int64_t(c.one_block_threads) * c.one_block_bytes;
@@ -467,7 +599,6 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
       }
     }
   }
-  const std::int64_t by_size = partials_for(n, eb);
   if (by_size == 1) {
     // Small inputs (at most bytes_per_block bytes, n = 0 included): a grid of one block.
     if constexpr (certify) {
@@ -497,24 +628,26 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
     }
     return grid;
   };
-  const std::uintptr_t base =
-      (reinterpret_cast<std::uintptr_t>(d_temp_storage) + storage_align - 1) / storage_align *
-      storage_align;
-  p.arrival = reinterpret_cast<unsigned long long*>(base);
-  p.partials = reinterpret_cast<unsigned char*>(base + header_bytes);
   if constexpr (certifies_grid<First>::value) {
+    using RC = typename First::type;
     if (certify_first_enabled && n <= First::max_grid_items && cooperative_launch(device)) {
-      constexpr auto kernel =
-          certify_first_grid_kernel<typename First::type, R, typename First::decision, c.threads,
-                                    First::grid_unroll, c.unroll>;
-      const int grid = grid_for(resident_blocks<kernel, c.threads>(device));
+      constexpr auto kernel = certify_first_grid_kernel<RC, R, typename First::decision, c.threads,
+                                                        First::grid_unroll, c.unroll>;
+      // Sum, Asum and Nrm2 of up to certify_spread_bytes: at most two blocks per SM. Every block
+      // merges every block's certified partial after the grid barrier, which takes longer the
+      // more blocks there are (H100, cold L2, bench/results/2026-12-06-h100-s24/: f32 Sum 2^22
+      // 16.6 -> 13.4 us with 264 blocks instead of 396, bf16 Nrm2 2^23 21.9 -> 16.8; one block
+      // per SM, 132, took 14.6 at 2^22 and 7.2 against 5.7 us for 64 blocks at 2^18). Larger
+      // inputs need the resident grid's loads in flight (2^24 .. 2^28 took 10-80% longer with
+      // 132 blocks), and so does the Dot's pass over two operands (f32 Dot 2^22 19.4 -> 20.7 us
+      // with 264 blocks).
+      int grid = grid_for(resident_blocks<kernel, c.threads>(device));
+      const int most = 2 * sm_count(device);
+      if (!First::binary && bytes <= certify_spread_bytes && grid > most)
+        grid = most;
       p.key = arrival_key(base, grid);
-      kernel_params<typename First::type> pc = params_for<typename First::type>(
-          p.x, p.y, static_cast<typename First::type::out_iterator>(nullptr), n);
-      split_vector_region<typename First::type>(pc);
-      pc.partials = reinterpret_cast<unsigned char*>(base + header_bytes) +
-                    (temp_bytes_for<P>(n, eb) - storage_align - header_bytes);
-      typename First::type::accumulator fc{};
+      kernel_params<RC> pc = certified_params<First>(p, base);
+      typename RC::accumulator fc{};
       void* args[] = {&pc, &fc, &p, const_cast<typename R::accumulator*>(&fresh)};
       const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(unsigned(grid)),
                                                         dim3(c.threads), args, 0, stream);

@@ -483,132 +483,152 @@ TEST_SUITE("gpu") {
 
   // Data that the certificate decides (well-conditioned, wide ranges) and data that it cannot
   // (exact ties, zero sums, condition 1e32, Inf and NaN) at every one-block size class: up to
-  // 16 KB (a block of the grid's size) and up to 64 KB (one block with all vectors in flight),
-  // and just beyond (the grid, where nothing is certified).
+  // 16 KB (a block of the grid's size) and up to 64 KB (one block with all vectors in flight;
+  // one thread-block cluster where the device has clusters: both here), and just beyond.
   TEST_CASE("exact modes: one-block inputs certify first or fall back, the same bits") {
     rng64 rng(101);
-    for (std::int64_t n : {1, 2, 3, 31, 1000, 4095, 4096, 4097, 10000, 16383, 16384, 16385}) {
-      INFO("n ", n);
-      const auto un = static_cast<std::size_t>(n);
-      check_certify_first(wide_random<float>(un, 102 + n), un % 4);
-      check_certify_first<float, double>(wide_random<float>(un, 109 + n), un % 4);
-      check_certify_first(typed_random<float>(un, 103 + n, -3, 3), 0);
-      for (double cond : {1e8, 1e24, 1e32})
-        if (n >= 64)
-          check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, cond, 104 + n))), 1);
-      // A tie: 1 + 2^-24 as 1, 2^-25, 2^-25 among cancelling pairs (rounds to even: 1); with
-      // 2^-23 more, 1 + 2^-23 + 2^-24 (rounds up: 1 + 2^-22). n = 2: 1 and 2^-24.
-      for (double base : {1.0, 1.0 + 0x1p-23}) {
-        std::vector<double> extra = {base};
-        if (un == 2)
-          extra.push_back(0x1p-24);
-        if (un >= 3)
-          extra.insert(extra.end(), {0x1p-25, 0x1p-25});
-        std::vector<double> t;
-        while (t.size() + 2 <= un - extra.size()) {
-          const float v =
-              static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60))));
-          t.push_back(v);
-          t.push_back(-v);
+    for (const bool cluster : {true, false}) {
+      tcr::detail::device::certify_cluster_enabled = cluster;
+      INFO("clusters ", cluster);
+      for (std::int64_t n : {1, 2, 3, 31, 1000, 4095, 4096, 4097, 10000, 16383, 16384, 16385}) {
+        INFO("n ", n);
+        const auto un = static_cast<std::size_t>(n);
+        check_certify_first(wide_random<float>(un, 102 + n), un % 4);
+        check_certify_first<float, double>(wide_random<float>(un, 109 + n), un % 4);
+        check_certify_first(typed_random<float>(un, 103 + n, -3, 3), 0);
+        for (double cond : {1e8, 1e24, 1e32})
+          if (n >= 64)
+            check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, cond, 104 + n))),
+                                1);
+        // A tie: 1 + 2^-24 as 1, 2^-25, 2^-25 among cancelling pairs (rounds to even: 1); with
+        // 2^-23 more, 1 + 2^-23 + 2^-24 (rounds up: 1 + 2^-22). n = 2: 1 and 2^-24.
+        for (double base : {1.0, 1.0 + 0x1p-23}) {
+          std::vector<double> extra = {base};
+          if (un == 2)
+            extra.push_back(0x1p-24);
+          if (un >= 3)
+            extra.insert(extra.end(), {0x1p-25, 0x1p-25});
+          std::vector<double> t;
+          while (t.size() + 2 <= un - extra.size()) {
+            const float v =
+                static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60))));
+            t.push_back(v);
+            t.push_back(-v);
+          }
+          if (t.size() + extra.size() < un)
+            t.push_back(0.0);
+          for (double e : extra)
+            t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
+          check_certify_first(typed_data<float>(t), 2);
         }
-        if (t.size() + extra.size() < un)
-          t.push_back(0.0);
-        for (double e : extra)
-          t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
-        check_certify_first(typed_data<float>(t), 2);
+        // Zero sums: cancelling pairs (+0), all -0 (-0).
+        std::vector<double> z(un, -0.0);
+        check_certify_first(typed_data<float>(z), 0);
+        for (std::size_t i = 0; i + 1 < un; i += 2) {
+          z[i] = std::ldexp(1.0, int(rng.integer(-100, 100)));
+          z[i + 1] = -z[i];
+        }
+        check_certify_first(typed_data<float>(z), 1);
+        // Inf and NaN.
+        std::vector<double> s(un, 1.5);
+        s[un / 3] = std::numeric_limits<double>::infinity();
+        check_certify_first(typed_data<float>(s), 3, false);
+        s[un - 1] = std::numeric_limits<double>::quiet_NaN();
+        check_certify_first(typed_data<float>(s), 0, false);
       }
-      // Zero sums: cancelling pairs (+0), all -0 (-0).
-      std::vector<double> z(un, -0.0);
-      check_certify_first(typed_data<float>(z), 0);
-      for (std::size_t i = 0; i + 1 < un; i += 2) {
-        z[i] = std::ldexp(1.0, int(rng.integer(-100, 100)));
-        z[i + 1] = -z[i];
+      for (std::int64_t n : {100, 4096, 4097, 8192, 8193, 32768, 32769}) {
+        INFO("n ", n);
+        const auto un = static_cast<std::size_t>(n);
+        check_certify_first(wide_random<__half>(un, 105 + n), un % 8);
+        check_certify_first(wide_random<__nv_fp8_e4m3>(un, 106 + n), un % 16);
+        check_certify_first(wide_random<__nv_bfloat16>(un, 107 + n), un % 8);
       }
-      check_certify_first(typed_data<float>(z), 1);
-      // Inf and NaN.
-      std::vector<double> s(un, 1.5);
-      s[un / 3] = std::numeric_limits<double>::infinity();
-      check_certify_first(typed_data<float>(s), 3, false);
-      s[un - 1] = std::numeric_limits<double>::quiet_NaN();
-      check_certify_first(typed_data<float>(s), 0, false);
+      // Doubles (a certified double-word: decides_double) at their one-block size classes (2048
+      // and 8192 doubles), with ties, zero sums, Inf / NaN and sums that overflow on the way.
+      for (std::int64_t n : {1, 2, 3, 31, 1000, 2047, 2048, 2049, 8191, 8192, 8193}) {
+        INFO("n ", n);
+        check_certify_first_f64(static_cast<std::size_t>(n), rng, 108);
+      }
     }
-    for (std::int64_t n : {100, 4096, 4097, 8192, 8193, 32768, 32769}) {
-      INFO("n ", n);
-      const auto un = static_cast<std::size_t>(n);
-      check_certify_first(wide_random<__half>(un, 105 + n), un % 8);
-      check_certify_first(wide_random<__nv_fp8_e4m3>(un, 106 + n), un % 16);
-      check_certify_first(wide_random<__nv_bfloat16>(un, 107 + n), un % 8);
-    }
-    // Doubles (a certified double-word: decides_double) at their one-block size classes (2048
-    // and 8192 doubles), with ties, zero sums, Inf / NaN and sums that overflow on the way.
-    for (std::int64_t n : {1, 2, 3, 31, 1000, 2047, 2048, 2049, 8191, 8192, 8193}) {
-      INFO("n ", n);
-      check_certify_first_f64(static_cast<std::size_t>(n), rng, 108);
-    }
+    tcr::detail::device::certify_cluster_enabled = true;
   }
 
-  // The grid's certify-first pass (cooperative; every block decides the same), for grids of 1, 7
-  // and every resident block: decided, ties, condition 1e32 and NaN fall back, the same bits.
+  // The grid's certify-first pass (every block decides the same): one thread-block cluster up to
+  // 512 KB (16385 floats: 5 blocks; 32769: 9; 100003 and 131072: 16), the cooperative grid above
+  // (131073 floats) and, with clusters off, below; grids of 1, 7 and as many as the path takes:
+  // decided, ties, condition 1e32 and NaN fall back, the same bits.
   TEST_CASE("exact modes: grid inputs certify first or fall back, the same bits") {
     rng64 rng(111);
     for (int grid : {0, 1, 7}) {
       tcr::detail::device::grid_limit_for_tests = grid;
-      for (std::int64_t n : {16385, 100003, 1 << 18, (1 << 20) + 3}) {
-        INFO("grid limit ", grid, ", n ", n);
-        const auto un = static_cast<std::size_t>(n);
-        check_certify_first(wide_random<float>(un, 112 + n), un % 4);
-        check_certify_first<float, double>(wide_random<float>(un, 117 + n), un % 4);
-        check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, 1e32, 113 + n))), 1);
-        check_certify_first(wide_random<__nv_bfloat16>(un, 114 + n), un % 8);
-        check_certify_first(wide_random<__half>(un, 115 + n), 3);
-        // A tie: 1 + 2^-24 among cancelling pairs.
-        std::vector<double> t;
-        while (t.size() + 5 <= un) {
-          const float v =
-              static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60))));
-          t.push_back(v);
-          t.push_back(-v);
+      for (std::int64_t n : {16385, 32769, 100003, 131072, 131073, 1 << 18, (1 << 20) + 3}) {
+        for (const bool cluster : {true, false}) {
+          if (!cluster && n > 131072)
+            continue; // no cluster either way
+          tcr::detail::device::certify_cluster_enabled = cluster;
+          INFO("grid limit ", grid, ", n ", n, ", clusters ", cluster);
+          const auto un = static_cast<std::size_t>(n);
+          check_certify_first(wide_random<float>(un, 112 + n), un % 4);
+          check_certify_first<float, double>(wide_random<float>(un, 117 + n), un % 4);
+          check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, 1e32, 113 + n))), 1);
+          check_certify_first(wide_random<__nv_bfloat16>(un, 114 + n), un % 8);
+          check_certify_first(wide_random<__half>(un, 115 + n), 3);
+          // A tie: 1 + 2^-24 among cancelling pairs.
+          std::vector<double> t;
+          while (t.size() + 5 <= un) {
+            const float v =
+                static_cast<float>(std::ldexp(1 + rng.uniform(), int(rng.integer(-60, 60))));
+            t.push_back(v);
+            t.push_back(-v);
+          }
+          for (double e : {1.0, 0x1p-25, 0x1p-25})
+            t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
+          check_certify_first(typed_data<float>(t), 0);
+          std::vector<double> s(un, 0.25);
+          s[un / 2] = std::numeric_limits<double>::quiet_NaN();
+          check_certify_first(typed_data<float>(s), 2, false);
+          check_certify_first_f64(un, rng, 116);
         }
-        for (double e : {1.0, 0x1p-25, 0x1p-25})
-          t.insert(t.begin() + rng.integer(0, std::int64_t(t.size())), e);
-        check_certify_first(typed_data<float>(t), 0);
-        std::vector<double> s(un, 0.25);
-        s[un / 2] = std::numeric_limits<double>::quiet_NaN();
-        check_certify_first(typed_data<float>(s), 2, false);
-        check_certify_first_f64(un, rng, 116);
       }
     }
     tcr::detail::device::grid_limit_for_tests = 0;
+    tcr::detail::device::certify_cluster_enabled = true;
   }
 
-  // A captured exact Sum (the certify-first grid: a cooperative launch) replays with new data.
+  // A captured exact Sum (the certify-first grid: a cooperative launch; a cluster launch for
+  // 2^16 floats) replays with new data.
   TEST_CASE("exact modes: graph capture of the certify-first grid") {
-    const std::int64_t n = 1 << 19;
-    const auto x = wide_random<float>(static_cast<std::size_t>(n), 121);
-    device_buffer<float> dx(x.t);
-    device_buffer<float> out(1);
-    std::size_t bytes = 0;
-    REQUIRE(DeviceReduce::Sum(nullptr, bytes, dx.get(), out.get(), n, 0, rounded) == cudaSuccess);
-    temp_storage temp(bytes);
-    cudaStream_t s;
-    TCR_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaGraph_t graph;
-    TCR_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    TCR_CHECK_CUDA(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), n, s, rounded));
-    TCR_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
-    cudaGraphExec_t exec;
-    TCR_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    for (int rep = 0; rep < 3; ++rep) {
-      const auto y = wide_random<float>(static_cast<std::size_t>(n), 122 + rep);
-      dx.upload(y.t);
-      TCR_CHECK_CUDA(cudaGraphLaunch(exec, s));
-      TCR_CHECK_CUDA(cudaStreamSynchronize(s));
-      const float r = out.download()[0];
-      CHECK(is_round_to_nearest(r, exact_of(op::sum, y.d)));
+    for (const std::int64_t n : {std::int64_t(1) << 19, std::int64_t(1) << 16}) {
+      INFO("n ", n);
+      const auto x = wide_random<float>(static_cast<std::size_t>(n), 121);
+      device_buffer<float> dx(x.t);
+      device_buffer<float> out(1);
+      std::size_t bytes = 0;
+      REQUIRE(DeviceReduce::Sum(nullptr, bytes, dx.get(), out.get(), n, 0, rounded) == cudaSuccess);
+      temp_storage temp(bytes);
+      cudaStream_t s;
+      TCR_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      cudaGraph_t graph;
+      TCR_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+      TCR_CHECK_CUDA(DeviceReduce::Sum(temp.get(), bytes, dx.get(), out.get(), n, s, rounded));
+      TCR_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+      cudaGraphExec_t exec;
+      TCR_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      for (int rep = 0; rep < 3; ++rep) {
+        const auto y = wide_random<float>(static_cast<std::size_t>(n), 122 + rep);
+        dx.upload(y.t);
+        // A copy from pageable memory may return before its DMA is done, and s does not wait for
+        // the legacy stream: wait for the data before the replay reads it.
+        TCR_CHECK_CUDA(cudaDeviceSynchronize());
+        TCR_CHECK_CUDA(cudaGraphLaunch(exec, s));
+        TCR_CHECK_CUDA(cudaStreamSynchronize(s));
+        const float r = out.download()[0];
+        CHECK(is_round_to_nearest(r, exact_of(op::sum, y.d)));
+      }
+      TCR_CHECK_CUDA(cudaGraphExecDestroy(exec));
+      TCR_CHECK_CUDA(cudaGraphDestroy(graph));
+      TCR_CHECK_CUDA(cudaStreamDestroy(s));
     }
-    TCR_CHECK_CUDA(cudaGraphExecDestroy(exec));
-    TCR_CHECK_CUDA(cudaGraphDestroy(graph));
-    TCR_CHECK_CUDA(cudaStreamDestroy(s));
   }
 
   TEST_CASE("exact modes: misuse and what is not supported (nothing written)") {
