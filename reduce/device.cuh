@@ -60,11 +60,13 @@
 // it, which is then the exact sum's rounding (Nrm2: the root of RN_double of the sum of squares);
 // only where it does not (exact ties, condition numbers from about 1e16 up for float results, zero,
 // Inf or NaN results, an overflow on the way) does the exact pass run, in the same kernel: the same
-// bits either way, the input read once more. Beyond one block this pass is a cooperative launch
-// (every block resident at once; capturable in a graph; a device that refuses it gets the plain
-// exact grid). A d_out of type tcr::exact_partial<float> (Sum, Asum of the float-range types),
-// exact_partial<double> (f64), exact_partial<tcr::float_products> (Dot, Nrm2) or
-// exact_partial<tcr::double_products> (Dot, Nrm2 with a double operand) receives the
+// bits either way, the input read once more. Beyond one block this pass is one thread-block
+// cluster up to 512 KB of input (256 KB for Dot and Nrm2) where the device has clusters (compute
+// capability 9.0+), else, and above, a cooperative launch (every block resident at once; both
+// capturable in a graph; a device that refuses either gets the next: the one big block, the
+// cooperative grid, the plain exact grid). A d_out of type tcr::exact_partial<float> (Sum, Asum of
+// the float-range types), exact_partial<double> (f64), exact_partial<tcr::float_products> (Dot,
+// Nrm2) or exact_partial<tcr::double_products> (Dot, Nrm2 with a double operand) receives the
 // canonical partial state instead (exact modes only, else cudaErrorInvalidValue): merge the
 // partials of parts of the data with tcr::exact_merge, in any order, and round with
 // tcr::exact_finish<Out> (the empty partial gives -0): the same bits as one call on all of it.
@@ -539,12 +541,13 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
     // Certify-first inputs beyond one default block's bytes_per_block and up to the cluster's
     // reach (halved where each input costs more: Dot reads two operands, Nrm2 squares): one
     // thread-block cluster of by_size blocks (at most max_certify_cluster), where the device
-    // has clusters. H100, cold L2, CUB 3.0.1's time / tcr's against the one big block and the
-    // cooperative grid before (bench/results/2026-12-06-h100-s24/): f32 Sum 2^15 0.73 -> 1.14,
-    // 2^16 0.75 -> 1.12; f32 Dot 2^14 .. 2^16 0.69-0.72 -> 0.97-0.98; f64 Sum 2^14, 2^15
-    // 0.76-0.78 -> 1.16-1.18; f64 Dot 2^12 .. 2^15 0.75-0.77 -> 1.12-1.14; f32 Nrm2 2^14 ..
-    // 2^16 0.68-0.71 -> 1.02-1.03. Dot and Nrm2 over 512 KB of input took longer than on the
-    // grid (f32 Dot 2^17: 0.86 -> 0.72).
+    // has clusters. H200, cold L2, CUB 3.0.1's time / tcr's against the one big block and the
+    // cooperative grid before, in one run (bench/results/2026-12-06-s24/h200-call10-ab.txt):
+    // f32 Sum 2^15 0.68 -> 1.07, 2^16 0.68 -> 1.05; f64 Sum 2^12 .. 2^15 0.67-0.70 ->
+    // 1.08-1.10; f32 Dot 2^14 .. 2^16 0.64-0.65 -> 0.89-0.90; f64 Dot 2^12 .. 2^15 0.70-0.73 ->
+    // 1.06-1.07; f32 Nrm2 2^14 .. 2^16 0.63-0.64 -> 0.93-0.94 (bf16 Nrm2 at 2^14, two blocks
+    // instead of the big one: 0.74 -> 0.69). Dot and Nrm2 over 512 KB of input took longer than
+    // on the grid (H100, f32 Dot 2^17: 0.86 -> 0.72).
     using RC = typename First::type;
     constexpr std::int64_t cluster_reach =
         First::binary || First::norm ? cluster_certify_bytes / 2 : cluster_certify_bytes;
@@ -635,12 +638,12 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
                                                         First::grid_unroll, c.unroll>;
       // Sum, Asum and Nrm2 of up to certify_spread_bytes: at most two blocks per SM. Every block
       // merges every block's certified partial after the grid barrier, which takes longer the
-      // more blocks there are (H100, cold L2, bench/results/2026-12-06-h100-s24/: f32 Sum 2^22
-      // 16.6 -> 13.4 us with 264 blocks instead of 396, bf16 Nrm2 2^23 21.9 -> 16.8; one block
-      // per SM, 132, took 14.6 at 2^22 and 7.2 against 5.7 us for 64 blocks at 2^18). Larger
-      // inputs need the resident grid's loads in flight (2^24 .. 2^28 took 10-80% longer with
-      // 132 blocks), and so does the Dot's pass over two operands (f32 Dot 2^22 19.4 -> 20.7 us
-      // with 264 blocks).
+      // more blocks there are (H200, cold L2, bench/results/2026-12-06-s24/h200-call10-ab.txt:
+      // f32 Sum 2^22 14.00 -> 12.01 us with 264 blocks, bf16 Nrm2 2^23 21.8 -> 16.0; but f32
+      // Nrm2 2^22 12.2 -> 13.5; H100: one block per SM, 132, took 14.6 us at 2^22 against 13.3
+      // for 264, and 7.2 against 5.7 us for 64 blocks at 2^18). Larger inputs need the resident
+      // grid's loads in flight (H100: 2^24 .. 2^28 took 10-80% longer with 132 blocks), and so
+      // does the Dot's pass over two operands (H100: f32 Dot 2^22 19.4 -> 20.7 us with 264).
       int grid = grid_for(resident_blocks<kernel, c.threads>(device));
       const int most = 2 * sm_count(device);
       if (!First::binary && bytes <= certify_spread_bytes && grid > most)
