@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace dk = tcr::detail::device;
@@ -355,6 +356,23 @@ int main(int argc, char** argv) {
     return r[2];
   };
 
+  // Call i's parameters for n elements on `grid` blocks: the exact pass's (its arrival word and
+  // partials in call i's temporary storage) and the certified pass's (partials 32 MB further).
+  const auto params = [&](std::int64_t n, int i, int grid) {
+    char* temp = (char*)d_temp + i * temp_bytes;
+    const std::uintptr_t base = (reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256;
+    dk::kernel_params<R> p = dk::params_for<R>(input(n, i), input(n, i), d_out + i, n);
+    dk::split_vector_region<R>(p);
+    p.arrival = reinterpret_cast<unsigned long long*>(base);
+    p.partials = reinterpret_cast<unsigned char*>(base + 256);
+    p.key = dk::arrival_key(base, grid);
+    dk::kernel_params<RC> pc =
+        dk::params_for<RC>(p.x, p.y, static_cast<RC::out_iterator>(nullptr), n);
+    dk::split_vector_region<RC>(pc);
+    pc.partials = reinterpret_cast<unsigned char*>(base + (std::size_t(32) << 20));
+    return std::pair{p, pc};
+  };
+
   // The phases of the last timed batch, from the blocks' stamps.
   const auto report = [&](const char* label, int grid, float t) {
     std::vector<unsigned long long> h(std::size_t(4) * 2048 * launches);
@@ -418,7 +436,7 @@ int main(int argc, char** argv) {
       std::vector<int> grids;
       const std::int64_t spread = std::max<std::int64_t>(256, n * 4 / (32 << 10));
       for (std::int64_t g : {std::min(by_size, spread), by_size, 2 * by_size, 4 * by_size,
-                              std::int64_t(132), std::int64_t(264)}) {
+                             std::int64_t(132), std::int64_t(264)}) {
         if (g > 4 * by_size)
           continue;
         const int gi = int(std::min<std::int64_t>(g, resident));
@@ -427,17 +445,7 @@ int main(int argc, char** argv) {
       }
       for (int grid : grids) {
         const auto call = [&](int i) {
-          char* temp = (char*)d_temp + i * temp_bytes;
-          const std::uintptr_t base = (reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256;
-          dk::kernel_params<R> p = dk::params_for<R>(input(n, i), input(n, i), d_out + i, n);
-          dk::split_vector_region<R>(p);
-          p.arrival = reinterpret_cast<unsigned long long*>(base);
-          p.partials = reinterpret_cast<unsigned char*>(base + 256);
-          p.key = dk::arrival_key(base, grid);
-          dk::kernel_params<RC> pc =
-              dk::params_for<RC>(p.x, p.y, static_cast<RC::out_iterator>(nullptr), n);
-          dk::split_vector_region<RC>(pc);
-          pc.partials = reinterpret_cast<unsigned char*>(base + (std::size_t(32) << 20));
+          auto [p, pc] = params(n, i, grid);
           RC::accumulator fc{};
           R::accumulator fe{};
           unsigned long long* st = d_stamps + std::size_t(4) * 2048 * i;
@@ -470,17 +478,7 @@ int main(int argc, char** argv) {
         if (dyn > 0)
           CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn));
         const auto call = [&](int i) {
-          char* temp = (char*)d_temp + i * temp_bytes;
-          const std::uintptr_t base = (reinterpret_cast<std::uintptr_t>(temp) + 255) / 256 * 256;
-          dk::kernel_params<R> p = dk::params_for<R>(input(n, i), input(n, i), d_out + i, n);
-          dk::split_vector_region<R>(p);
-          p.arrival = reinterpret_cast<unsigned long long*>(base);
-          p.partials = reinterpret_cast<unsigned char*>(base + 256);
-          p.key = dk::arrival_key(base, k);
-          dk::kernel_params<RC> pc =
-              dk::params_for<RC>(p.x, p.y, static_cast<RC::out_iterator>(nullptr), n);
-          dk::split_vector_region<RC>(pc);
-          pc.partials = reinterpret_cast<unsigned char*>(base + (std::size_t(32) << 20));
+          auto [p, pc] = params(n, i, k);
           RC::accumulator fc{};
           R::accumulator fe{};
           unsigned long long* st = d_stamps + std::size_t(4) * 2048 * i;

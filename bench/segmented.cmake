@@ -17,7 +17,8 @@ target_link_libraries(tcr_bench_seg_harness PUBLIC CUDA::cudart)
 add_executable(tcr_bench_segmented segmented_main.cpp
   segmented_tcr_f32.cu segmented_tcr_f16.cu segmented_tcr_bf16.cu segmented_tcr_e4m3.cu
   segmented_cub_f32.cu segmented_cub_f16.cu segmented_cub_bf16.cu
-  segmented_tcr_f64.cu segmented_read.cu segmented_batched.cu)
+  segmented_tcr_f64.cu segmented_read.cu segmented_batched.cu
+  segmented_probe_f32.cu) # diagnostics: a lean offsets kernel, not a tcr path
 target_link_libraries(tcr_bench_segmented PRIVATE tcr_bench_seg_harness tcr::tcr CCCL::CCCL
   CUDA::cublas benchmark::benchmark)
 

@@ -414,9 +414,27 @@ inline bool cooperative_launch(int device) {
 // Inputs of up to this many bytes (of the wider operand) beyond one block certify first in one
 // thread-block cluster (certify_first_cluster_kernel), where the device has clusters.
 inline constexpr std::int64_t cluster_certify_bytes = std::int64_t(512) << 10;
-// Inputs of up to this many bytes certify first on a cooperative grid of at most two blocks per
-// SM.
+// Sum, Asum (and Nrm2 of 16-bit inputs) of up to this many bytes certify first on a cooperative
+// grid of at most two blocks per SM.
 inline constexpr std::int64_t certify_spread_bytes = std::int64_t(16) << 20;
+
+// The launch of one thread-block cluster of k blocks of `threads` threads on `stream`; its
+// cluster attribute lives in `a`, which must outlive the launch call.
+inline cudaLaunchConfig_t one_cluster(int k, int threads, cudaStream_t stream,
+                                      cudaLaunchAttribute& a) {
+  a = cudaLaunchAttribute{};
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = static_cast<unsigned>(k);
+  a.val.clusterDim.y = 1;
+  a.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(k));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = stream;
+  cfg.attrs = &a;
+  cfg.numAttrs = 1;
+  return cfg;
+}
 
 // The largest cluster of Kernel (Threads threads a block) that the device schedules, of
 // max_certify_cluster (a non-portable size, allowed here) or 8 blocks; 0 where it has no
@@ -439,16 +457,8 @@ int certify_cluster_size(int device) {
                           (void)cudaGetLastError();
                           continue;
                         }
-                        cudaLaunchAttribute a{};
-                        a.id = cudaLaunchAttributeClusterDimension;
-                        a.val.clusterDim.x = static_cast<unsigned>(k);
-                        a.val.clusterDim.y = 1;
-                        a.val.clusterDim.z = 1;
-                        cudaLaunchConfig_t cfg{};
-                        cfg.gridDim = dim3(static_cast<unsigned>(k));
-                        cfg.blockDim = dim3(Threads);
-                        cfg.attrs = &a;
-                        cfg.numAttrs = 1;
+                        cudaLaunchAttribute a;
+                        const cudaLaunchConfig_t cfg = one_cluster(k, Threads, nullptr, a);
                         int active = 0;
                         if (cudaOccupancyMaxActiveClusters(&active, Kernel, &cfg) == cudaSuccess &&
                             active > 0)
@@ -566,17 +576,8 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
           k = grid_limit_for_tests;
         p.key = arrival_key(base, k);
         const kernel_params<RC> pc = certified_params<First>(p, base);
-        cudaLaunchAttribute a{};
-        a.id = cudaLaunchAttributeClusterDimension;
-        a.val.clusterDim.x = static_cast<unsigned>(k);
-        a.val.clusterDim.y = 1;
-        a.val.clusterDim.z = 1;
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(static_cast<unsigned>(k));
-        cfg.blockDim = dim3(c.threads);
-        cfg.stream = stream;
-        cfg.attrs = &a;
-        cfg.numAttrs = 1;
+        cudaLaunchAttribute a;
+        const cudaLaunchConfig_t cfg = one_cluster(k, c.threads, stream, a);
         const cudaError_t e =
             cudaLaunchKernelEx(&cfg, kernel, pc, typename RC::accumulator{}, p, fresh);
         if (e == cudaSuccess)
@@ -636,17 +637,20 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
     if (certify_first_enabled && n <= First::max_grid_items && cooperative_launch(device)) {
       constexpr auto kernel = certify_first_grid_kernel<RC, R, typename First::decision, c.threads,
                                                         First::grid_unroll, c.unroll>;
-      // Sum, Asum and Nrm2 of up to certify_spread_bytes: at most two blocks per SM. Every block
-      // merges every block's certified partial after the grid barrier, which takes longer the
-      // more blocks there are (H200, cold L2, bench/results/2026-12-06-s24/h200-call10-ab.txt:
-      // f32 Sum 2^22 14.00 -> 12.01 us with 264 blocks, bf16 Nrm2 2^23 21.8 -> 16.0; but f32
-      // Nrm2 2^22 12.2 -> 13.5; H100: one block per SM, 132, took 14.6 us at 2^22 against 13.3
-      // for 264, and 7.2 against 5.7 us for 64 blocks at 2^18). Larger inputs need the resident
-      // grid's loads in flight (H100: 2^24 .. 2^28 took 10-80% longer with 132 blocks), and so
-      // does the Dot's pass over two operands (H100: f32 Dot 2^22 19.4 -> 20.7 us with 264).
+      // Sum, Asum and 16-bit Nrm2 of up to certify_spread_bytes: at most two blocks per SM.
+      // Every block merges every block's certified partial after the grid barrier, which takes
+      // longer the more blocks there are (H200, cold L2, bench/results/2026-12-06-s24/
+      // h200-call10-ab.txt: f32 Sum 2^22 14.00 -> 12.01 us with 264 blocks, bf16 Nrm2 2^23
+      // 21.8 -> 16.0; H100: one block per SM, 132, took 14.6 us at 2^22 against 13.3 for 264,
+      // and 7.2 against 5.7 us for 64 blocks at 2^18). Larger inputs need the resident grid's
+      // loads in flight (H100: 2^24 .. 2^28 took 10-80% longer with 132 blocks), and so do the
+      // Dot's pass over two operands (H100: f32 Dot 2^22 19.4 -> 20.7 us with 264) and the Nrm2
+      // of wider inputs (H200: f32 Nrm2 2^22 12.2 -> 13.5 us; H100: 14.9 either way).
+      constexpr bool spread_cap =
+          !First::binary && !(First::norm && sizeof(typename R::x_type) > 2);
       int grid = grid_for(resident_blocks<kernel, c.threads>(device));
       const int most = 2 * sm_count(device);
-      if (!First::binary && bytes <= certify_spread_bytes && grid > most)
+      if (spread_cap && bytes <= certify_spread_bytes && grid > most)
         grid = most;
       p.key = arrival_key(base, grid);
       kernel_params<RC> pc = certified_params<First>(p, base);

@@ -624,32 +624,18 @@ __global__ void __launch_bounds__(Threads)
   reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, false>(pe, fe);
 }
 
-// The same decision over a grid (reduce/device.cuh: inputs beyond one block), launched
-// cooperatively, so that every block is resident at once and may wait for the others. Each block
-// stores its certified partial (RC, at pc.partials[blockIdx.x]); after a grid-wide barrier every
-// block merges all of them in block order and combines them (the same code and order in every
-// block: every block reaches the same decision). Where the certificate decides, block 0 writes
-// the result and the grid returns; otherwise every block runs the exact grid reduction RE (its own
-// arrival word and partials, pe) over the same data.
-template <class RC, class RE, class Decision, int Threads, int UnrollC, int UnrollE>
-__global__ void __launch_bounds__(Threads)
-    certify_first_grid_kernel(kernel_params<RC> pc, typename RC::accumulator fc,
-                              kernel_params<RE> pe, typename RE::accumulator fe) {
-  using PC = typename RC::accumulator::partial_type;
+// The end of the certify-first grid and cluster kernels: thread 0 decides from the merged
+// certified partial `total` (held by thread 0 alone; every block merged the same partials in the
+// same order, so every block decides alike); then block 0 writes the decided result, or, where
+// it is undecided, every block runs the exact grid reduction RE over the same data.
+template <class RC, class RE, class Decision, int Threads, int UnrollE>
+__device__ __forceinline__ void decide_or_exact(const typename RC::accumulator::partial_type& total,
+                                                const typename RC::accumulator& fc,
+                                                const kernel_params<RE>& pe,
+                                                const typename RE::accumulator& fe) {
   using Out = typename RE::out_type;
-  using Block =
-      BlockReduce<PC, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
-  __shared__ typename Block::TempStorage s_merge;
   __shared__ bool s_decided;
   __shared__ Out s_value;
-  reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, true, true>(pc, fc);
-  cooperative_groups::this_grid().sync(); // every partial stored and visible
-  const PC* g_parts = reinterpret_cast<const PC*>(pc.partials);
-  PC r_merged = fc.partial();
-  for (int b = threadIdx.x; b < int(gridDim.x); b += Threads)
-    r_merged = fc.merge(r_merged, load_cg(g_parts + b));
-  const PC total =
-      Block(s_merge).Reduce(r_merged, [&](const PC& a, const PC& b) { return fc.merge(a, b); });
   if (threadIdx.x == 0) {
     Out v{};
     s_decided = Decision::apply(fc.template finish<typename RC::out_type>(total), v);
@@ -662,6 +648,32 @@ __global__ void __launch_bounds__(Threads)
     return;
   }
   reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, true>(pe, fe);
+}
+
+// The same decision over a grid (reduce/device.cuh: inputs beyond one block), launched
+// cooperatively, so that every block is resident at once and may wait for the others. Each block
+// stores its certified partial (RC, at pc.partials[blockIdx.x]); after a grid-wide barrier every
+// block merges all of them in block order and combines them (the same code and order in every
+// block: every block reaches the same decision). Where the certificate decides, block 0 writes
+// the result and the grid returns; otherwise every block runs the exact grid reduction RE (its own
+// arrival word and partials, pe) over the same data.
+template <class RC, class RE, class Decision, int Threads, int UnrollC, int UnrollE>
+__global__ void __launch_bounds__(Threads)
+    certify_first_grid_kernel(kernel_params<RC> pc, typename RC::accumulator fc,
+                              kernel_params<RE> pe, typename RE::accumulator fe) {
+  using PC = typename RC::accumulator::partial_type;
+  using Block =
+      BlockReduce<PC, Threads, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
+  __shared__ typename Block::TempStorage s_merge;
+  reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, true, true>(pc, fc);
+  cooperative_groups::this_grid().sync(); // every partial stored and visible
+  const PC* g_parts = reinterpret_cast<const PC*>(pc.partials);
+  PC r_merged = fc.partial();
+  for (int b = threadIdx.x; b < int(gridDim.x); b += Threads)
+    r_merged = fc.merge(r_merged, load_cg(g_parts + b));
+  const PC total =
+      Block(s_merge).Reduce(r_merged, [&](const PC& a, const PC& b) { return fc.merge(a, b); });
+  decide_or_exact<RC, RE, Decision, Threads, UnrollE>(total, fc, pe, fe);
 }
 
 // The same decision where the whole grid is one thread-block cluster of at most
@@ -684,32 +696,20 @@ __global__ void __launch_bounds__(Threads)
                                  kernel_params<RE> pe, typename RE::accumulator fe) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using PC = typename RC::accumulator::partial_type;
-  using Out = typename RE::out_type;
   static_assert(max_certify_cluster <= 32, "one partial per lane of warp 0");
-  __shared__ bool s_decided;
-  __shared__ Out s_value;
   reduce_block<RC, Threads, UnrollC, engine_kind::cuda_core, true, true>(pc, fc);
   cooperative_groups::this_cluster().sync(); // every partial stored and visible
+  PC r_merged = fc.partial();
   if (threadIdx.x < 32) {
-    PC r_merged = fc.partial();
     if (threadIdx.x < gridDim.x)
       r_merged = load_cg(reinterpret_cast<const PC*>(pc.partials) + threadIdx.x);
     for (int delta = 16; delta >= 1; delta /= 2)
       r_merged = fc.merge(r_merged, detail::shfl_down(full_warp_mask, r_merged, delta));
-    if (threadIdx.x == 0) {
-      Out v{};
-      s_decided = Decision::apply(fc.template finish<typename RC::out_type>(r_merged), v);
-      s_value = v;
-    }
   }
-  __syncthreads();
-  if (s_decided) {
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-      write_result(pe.out, s_value);
-    return;
-  }
-#endif
+  decide_or_exact<RC, RE, Decision, Threads, UnrollE>(r_merged, fc, pe, fe);
+#else
   reduce_block<RE, Threads, UnrollE, engine_kind::cuda_core, true>(pe, fe);
+#endif
 }
 
 } // namespace device
