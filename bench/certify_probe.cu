@@ -69,6 +69,21 @@ __device__ __forceinline__ PC warp_merge(const RC::accumulator& fc, const PC* g_
   return r;
 }
 
+// The end of every design: the block that writes (`writer`) stores the decided value, or every
+// block runs the exact grid pass; then the exit stamp.
+__device__ __forceinline__ void probe_finish(bool decided, bool writer, float value,
+                                             const dk::kernel_params<R>& pe,
+                                             const R::accumulator& fe, unsigned long long* st) {
+  if (decided) {
+    if (writer && threadIdx.x == 0)
+      dk::write_result(pe.out, value);
+  } else {
+    dk::reduce_block<R, T, 4, dk::engine_kind::cuda_core, true>(pe, fe);
+  }
+  if (threadIdx.x == 0)
+    st[3] = gtime();
+}
+
 template <int Mode, int MinBlocks, bool WarpMerge = false>
 __global__ void __launch_bounds__(T, MinBlocks)
     probe_kernel(dk::kernel_params<RC> pc, RC::accumulator fc, dk::kernel_params<R> pe,
@@ -154,18 +169,7 @@ __global__ void __launch_bounds__(T, MinBlocks)
       return;
     }
   }
-  if (s_decided) {
-    if (blockIdx.x == 0 && threadIdx.x == 0 && Mode == 0)
-      dk::write_result(pe.out, s_value);
-    if (Mode != 0 && s_last && threadIdx.x == 0)
-      dk::write_result(pe.out, s_value);
-    if (threadIdx.x == 0)
-      st[3] = gtime();
-    return;
-  }
-  dk::reduce_block<R, T, 4, dk::engine_kind::cuda_core, true>(pe, fe);
-  if (threadIdx.x == 0)
-    st[3] = gtime();
+  probe_finish(s_decided, Mode == 0 ? blockIdx.x == 0 : s_last, s_value, pe, fe, st);
 }
 
 // Cluster designs (one thread-block cluster is the whole grid: its blocks are co-scheduled by the
@@ -240,16 +244,7 @@ __global__ void __launch_bounds__(T)
     cluster.sync(); // every block has read every other block's partial
   else
     __syncthreads();
-  if (s_decided) {
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-      dk::write_result(pe.out, s_value);
-    if (threadIdx.x == 0)
-      st[3] = gtime();
-    return;
-  }
-  dk::reduce_block<R, T, 4, dk::engine_kind::cuda_core, true>(pe, fe);
-  if (threadIdx.x == 0)
-    st[3] = gtime();
+  probe_finish(s_decided, blockIdx.x == 0, s_value, pe, fe, st);
 }
 
 __global__ void sleep_kernel(unsigned long long ns) {
