@@ -44,6 +44,13 @@ __device__ __forceinline__ unsigned long long gtime() {
 // Mode 0: the library's shape (grid.sync, every block merges). Mode 1: arrival counter, the last
 // block merges and publishes the decision, the others spin on it. Mode 2: arrival, the last block
 // decides, nobody waits (no fallback possible: timing only).
+// A shuffle tree over the 32 lanes' partials in a fixed order; the total in lane 0.
+__device__ __forceinline__ PC warp_tree(const RC::accumulator& fc, PC r) {
+  for (int d = 16; d >= 1; d /= 2)
+    r = fc.merge(r, tcr::detail::shfl_down(0xffffffffu, r, d));
+  return r;
+}
+
 // Warp 0's merge of `count` partials: lane l merges partials l, l + 32, ... in order (the loads
 // of a lane in flight together, up to 16), then a shuffle tree; the total in lane 0.
 __device__ __forceinline__ PC warp_merge(const RC::accumulator& fc, const PC* g_parts, int count) {
@@ -59,14 +66,7 @@ __device__ __forceinline__ PC warp_merge(const RC::accumulator& fc, const PC* g_
       if (b0 + 32 * j < count)
         r = fc.merge(r, q[j]);
   }
-  for (int d = 16; d >= 1; d /= 2) {
-    PC o;
-    o.s = __shfl_down_sync(0xffffffffu, r.s, d);
-    o.c = __shfl_down_sync(0xffffffffu, r.c, d);
-    o.b = __shfl_down_sync(0xffffffffu, r.b, d);
-    r = fc.merge(r, o);
-  }
-  return r;
+  return warp_tree(fc, r);
 }
 
 // The end of every design: the block that writes (`writer`) stores the decided value, or every
@@ -211,13 +211,7 @@ __global__ void __launch_bounds__(T)
         else
           r = reinterpret_cast<const PC*>(pc.partials)[threadIdx.x]; // plain (L1 is cold)
       }
-      for (int d = 16; d >= 1; d /= 2) {
-        PC o;
-        o.s = __shfl_down_sync(0xffffffffu, r.s, d);
-        o.c = __shfl_down_sync(0xffffffffu, r.c, d);
-        o.b = __shfl_down_sync(0xffffffffu, r.b, d);
-        r = fc.merge(r, o);
-      }
+      r = warp_tree(fc, r);
       if (threadIdx.x == 0) {
         float f = 0.0f;
         s_decided = tcr::decides_float(fc.template finish<RC::out_type>(r), f);
