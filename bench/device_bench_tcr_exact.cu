@@ -152,44 +152,56 @@ void add_spread_variant() {
   cases().push_back(std::move(c));
 }
 
-// The exact pass alone where the default certifies a double-word result first (Sum, Asum, Dot,
-// Nrm2 of the float-range types; Sum, Asum of doubles; detail::device::certify_first_enabled):
-// "tcr.correctly_rounded.exactonly", to compare in one run.
+// A path of the exact modes forced where the default would take another, to compare in one run:
+// "tcr.correctly_rounded.exactonly", the exact pass alone where the default certifies a
+// double-word result first (Sum, Asum, Dot, Nrm2 of the float-range types, of doubles and mixed;
+// detail::device::certify_first_enabled), and "tcr.correctly_rounded.nocluster", certify first
+// without the thread-block cluster of mid sizes, as on a GPU without clusters
+// (detail::device::certify_cluster_enabled).
 template <class In>
-void add_exact_only() {
+void add_forced(const char* suffix, const char* what, void (*force)(bool)) {
   using Out = result_t<In>;
   for (op_kind op : {op_kind::sum, op_kind::asum, op_kind::dot, op_kind::nrm2}) {
-    if (std::is_same_v<In, double> && (op == op_kind::dot || op == op_kind::nrm2))
-      continue; // (Dot and Nrm2 of doubles run the exact pass alone anyway)
     bench_case c;
     c.op = op;
     c.type = dtype_of<In>();
-    c.method = "tcr.correctly_rounded.exactonly";
+    c.method = std::string("tcr.correctly_rounded.") + suffix;
     c.note = std::string("tcr::DeviceReduce::") +
              (op == op_kind::sum    ? "Sum"
               : op == op_kind::asum ? "Asum"
               : op == op_kind::dot  ? "Dot"
                                     : "Nrm2") +
-             ", accuracy correctly_rounded, the exact pass alone (no certify-first)";
-    c.call = [op](void* temp, std::size_t& bytes, const call_args& a) {
+             ", accuracy correctly_rounded, " + what;
+    c.call = [op, force](void* temp, std::size_t& bytes, const call_args& a) {
       const ReduceOptions options{Accuracy::correctly_rounded, Engine::automatic};
       const auto* x = static_cast<const In*>(a.x);
       auto* out = static_cast<Out*>(a.out);
-      dk::certify_first_enabled = false;
+      force(true);
       cudaError_t e = cudaErrorNotSupported;
       if (op == op_kind::sum)
         e = DeviceReduce::Sum(temp, bytes, x, out, a.n, a.stream, options);
       else if (op == op_kind::asum)
         e = DeviceReduce::Asum(temp, bytes, x, out, a.n, a.stream, options);
-      else if constexpr (!std::is_same_v<In, double>)
-        e = op == op_kind::dot ? DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y), out,
-                                                   a.n, a.stream, options)
-                               : DeviceReduce::Nrm2(temp, bytes, x, out, a.n, a.stream, options);
-      dk::certify_first_enabled = true;
+      else if (op == op_kind::dot)
+        e = DeviceReduce::Dot(temp, bytes, x, static_cast<const In*>(a.y), out, a.n, a.stream,
+                              options);
+      else
+        e = DeviceReduce::Nrm2(temp, bytes, x, out, a.n, a.stream, options);
+      force(false);
       return e;
     };
     cases().push_back(std::move(c));
   }
+}
+template <class In>
+void add_exact_only() {
+  add_forced<In>("exactonly", "the exact pass alone (no certify-first)",
+                 [](bool on) { dk::certify_first_enabled = !on; });
+}
+template <class In>
+void add_no_cluster() {
+  add_forced<In>("nocluster", "certify first without the thread-block cluster",
+                 [](bool on) { dk::certify_cluster_enabled = !on; });
 }
 
 const case_adder add{[] {
@@ -211,6 +223,9 @@ const case_adder add{[] {
   add_exact_only<__nv_bfloat16>();
   add_exact_only<__nv_fp8_e4m3>();
   add_exact_only<double>();
+  add_no_cluster<float>();
+  add_no_cluster<__nv_bfloat16>();
+  add_no_cluster<double>();
 }};
 
 } // namespace
