@@ -374,6 +374,9 @@ inline thread_local bool certify_first_enabled = true;
 // would take (certify_first_cluster_kernel) to the one big block or the cooperative grid, as on a
 // GPU without clusters.
 inline thread_local bool certify_cluster_enabled = true;
+// Tests only: the certify-first cluster launches made from this host thread (so that a test
+// can tell that its inputs took the cluster and not a fall-back).
+inline thread_local unsigned long long certify_cluster_launches = 0;
 
 // One block of Threads threads (at most MaxBytes bytes of the wider operand) through
 // certify_first_kernel: First (certify_first_of in reduce/device.cuh) gives the certified
@@ -580,8 +583,10 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
         const cudaLaunchConfig_t cfg = one_cluster(k, c.threads, stream, a);
         const cudaError_t e =
             cudaLaunchKernelEx(&cfg, kernel, pc, typename RC::accumulator{}, p, fresh);
-        if (e == cudaSuccess)
+        if (e == cudaSuccess) {
+          ++certify_cluster_launches;
           return cudaSuccess;
+        }
         (void)cudaGetLastError(); // not launched: the paths below instead
       }
     }

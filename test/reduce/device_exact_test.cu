@@ -180,6 +180,14 @@ void check_canonicalise_warp(std::uint64_t seed) {
   CHECK(wrong == 0);
 }
 
+// Whether the current device launches thread-block clusters (compute capability 9.0 and newer).
+bool has_clusters() {
+  int device = 0, clusters = 0;
+  TCR_CHECK_CUDA(cudaGetDevice(&device));
+  TCR_CHECK_CUDA(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
+}
+
 TEST_SUITE("gpu") {
 
   TEST_CASE("correctly rounded Sum and Asum: every input type, sizes, offsets") {
@@ -493,7 +501,11 @@ TEST_SUITE("gpu") {
       for (std::int64_t n : {1, 2, 3, 31, 1000, 4095, 4096, 4097, 10000, 16383, 16384, 16385}) {
         INFO("n ", n);
         const auto un = static_cast<std::size_t>(n);
+        // Beyond 16 KB (4096 floats) the certify-first call took the cluster where there is one.
+        const auto launches = tcr::detail::device::certify_cluster_launches;
         check_certify_first(wide_random<float>(un, 102 + n), un % 4);
+        const bool took = tcr::detail::device::certify_cluster_launches != launches;
+        CHECK(took == (cluster && n > 4096 && has_clusters()));
         check_certify_first<float, double>(wide_random<float>(un, 109 + n), un % 4);
         check_certify_first(typed_random<float>(un, 103 + n, -3, 3), 0);
         for (double cond : {1e8, 1e24, 1e32})
@@ -568,7 +580,12 @@ TEST_SUITE("gpu") {
           tcr::detail::device::certify_cluster_enabled = cluster;
           INFO("grid limit ", grid, ", n ", n, ", clusters ", cluster);
           const auto un = static_cast<std::size_t>(n);
+          // On a GPU with clusters, the floats of up to 512 KB took the cluster (and not a
+          // fall-back); with clusters off or beyond, nothing did.
+          const auto launches = tcr::detail::device::certify_cluster_launches;
           check_certify_first(wide_random<float>(un, 112 + n), un % 4);
+          const bool took = tcr::detail::device::certify_cluster_launches != launches;
+          CHECK(took == (cluster && n <= 131072 && has_clusters()));
           check_certify_first<float, double>(wide_random<float>(un, 117 + n), un % 4);
           check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, 1e32, 113 + n))), 1);
           check_certify_first(wide_random<__nv_bfloat16>(un, 114 + n), un % 8);
