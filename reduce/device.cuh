@@ -515,6 +515,12 @@ struct certifies_grid : std::bool_constant<First::enabled && First::grid> {};
 template <>
 struct certifies_grid<void> : std::false_type {};
 
+// Whether a grid input of n elements certifies first now (First certifies grids: certifies_grid).
+template <class First>
+bool certifies_grid_now(std::int64_t n) {
+  return certify_first_enabled && n <= First::max_grid_items;
+}
+
 // Size query, checks, the plan and the launch of reduction R with engine E on p (its sources,
 // output and n set). First: void, or where the exact modes certify a double-word result first,
 // certify_first_of (below).
@@ -564,8 +570,8 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
     using RC = typename First::type;
     constexpr std::int64_t cluster_reach =
         First::binary || First::norm ? cluster_certify_bytes / 2 : cluster_certify_bytes;
-    if (by_size > 1 && bytes <= cluster_reach && certify_first_enabled && certify_cluster_enabled &&
-        n <= First::max_grid_items) {
+    if (by_size > 1 && bytes <= cluster_reach && certifies_grid_now<First>(n) &&
+        certify_cluster_enabled) {
       int device = 0;
       const cudaError_t err = cudaGetDevice(&device);
       if (err != cudaSuccess)
@@ -639,7 +645,7 @@ cudaError_t launch(void* d_temp_storage, std::size_t& temp_storage_bytes, kernel
   };
   if constexpr (certifies_grid<First>::value) {
     using RC = typename First::type;
-    if (certify_first_enabled && n <= First::max_grid_items && cooperative_launch(device)) {
+    if (certifies_grid_now<First>(n) && cooperative_launch(device)) {
       constexpr auto kernel = certify_first_grid_kernel<RC, R, typename First::decision, c.threads,
                                                         First::grid_unroll, c.unroll>;
       // Sum, Asum and 16-bit Nrm2 of up to certify_spread_bytes: at most two blocks per SM.

@@ -187,6 +187,13 @@ bool has_clusters() {
   TCR_CHECK_CUDA(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   return clusters != 0;
 }
+// Whether f's calls launched a certify-first cluster (detail::device::certify_cluster_launches).
+template <class F>
+bool takes_cluster(F&& f) {
+  const auto before = tcr::detail::device::certify_cluster_launches;
+  f();
+  return tcr::detail::device::certify_cluster_launches != before;
+}
 
 TEST_SUITE("gpu") {
 
@@ -502,9 +509,8 @@ TEST_SUITE("gpu") {
         INFO("n ", n);
         const auto un = static_cast<std::size_t>(n);
         // Beyond 16 KB (4096 floats) the certify-first call took the cluster where there is one.
-        const auto launches = tcr::detail::device::certify_cluster_launches;
-        check_certify_first(wide_random<float>(un, 102 + n), un % 4);
-        const bool took = tcr::detail::device::certify_cluster_launches != launches;
+        const bool took =
+            takes_cluster([&] { check_certify_first(wide_random<float>(un, 102 + n), un % 4); });
         CHECK(took == (cluster && n > 4096 && has_clusters()));
         check_certify_first<float, double>(wide_random<float>(un, 109 + n), un % 4);
         check_certify_first(typed_random<float>(un, 103 + n, -3, 3), 0);
@@ -582,9 +588,8 @@ TEST_SUITE("gpu") {
           const auto un = static_cast<std::size_t>(n);
           // On a GPU with clusters, the floats of up to 512 KB took the cluster (and not a
           // fall-back); with clusters off or beyond, nothing did.
-          const auto launches = tcr::detail::device::certify_cluster_launches;
-          check_certify_first(wide_random<float>(un, 112 + n), un % 4);
-          const bool took = tcr::detail::device::certify_cluster_launches != launches;
+          const bool took =
+              takes_cluster([&] { check_certify_first(wide_random<float>(un, 112 + n), un % 4); });
           CHECK(took == (cluster && n <= 131072 && has_clusters()));
           check_certify_first<float, double>(wide_random<float>(un, 117 + n), un % 4);
           check_certify_first(typed_data<float>(to_doubles(gen_sum<float>(un, 1e32, 113 + n))), 1);

@@ -318,28 +318,9 @@ TEST_SUITE("gpu") {
   TEST_CASE("exact segmented doubles: specials, zero signs, DeviceReduce's bits, capped grids") {
     const double inf = std::numeric_limits<double>::infinity();
     const double M = DBL_MAX;
-    const std::vector<std::vector<double>> segs = {
-        {},                        // +0
-        {-0.0, -0.0, -0.0},        // -0
-        {-0.0, 0.0},               // +0
-        {1.5, -1.5},               // +0
-        {1.0, inf, 2.0},           // +inf
-        {-inf, 1.0},               // -inf
-        {inf, -inf},               // NaN
-        {std::nan(""), 1.0},       // NaN
-        {3.0, 0x1p-1074, -3.0},    // the least subnormal
-        {M, M},                    // overflow: +inf
-        {M, M, -M},                // M, finite although a partial sum is not
-        {1.0, 0x1p-53},            // a tie: rounds to even (1)
-        {1.0, 0x1p-53, 0x1p-1000}, // just above the tie: 1 + 2^-52
-    };
-    std::vector<std::int64_t> lengths;
-    std::vector<double> flat;
-    for (const auto& sgm : segs) {
-      lengths.push_back(static_cast<std::int64_t>(sgm.size()));
-      flat.insert(flat.end(), sgm.begin(), sgm.end());
-    }
-    const segment_layout l = consecutive(lengths, 0);
+    const flat_segments f = flatten(special_sum_segments<double>(M, 0x1p-1000));
+    const segment_layout& l = f.layout;
+    const std::vector<double>& flat = f.values;
     device_buffer<double> dx(flat);
     const auto r = run_segmented<double>(op::sum, dx.get(), dx.get(), l, correctly_rounded);
     check_sums<double>(r, flat, l, false);

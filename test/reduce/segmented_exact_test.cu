@@ -214,30 +214,9 @@ TEST_SUITE("gpu") {
   }
 
   TEST_CASE("exact segmented Sum: zero signs, NaN and Inf in their own segments, a capped grid") {
-    const double inf = std::numeric_limits<double>::infinity();
-    const std::vector<std::vector<double>> segs = {
-        {},                           // +0
-        {-0.0, -0.0, -0.0},           // -0
-        {-0.0, 0.0},                  // +0
-        {1.5, -1.5},                  // +0
-        {1.0, inf, 2.0},              // +inf
-        {-inf, 1.0},                  // -inf
-        {inf, -inf},                  // NaN
-        {std::nan(""), 1.0},          // NaN
-        {3.0, 0x1p-149, -3.0},        // the least subnormal
-        {0x1p127, 0x1p127},           // overflow: +inf
-        {0x1p127, 0x1p127, -0x1p127}, // 2^127, finite although a partial sum is not
-        {1.0, 0x1p-24},               // a tie: rounds to even (1)
-        {1.0, 0x1p-24, 0x1p-140},     // just above the tie: 1 + 2^-23
-    };
-    std::vector<std::int64_t> lengths;
-    std::vector<double> flat;
-    for (const auto& sgm : segs) {
-      lengths.push_back(static_cast<std::int64_t>(sgm.size()));
-      flat.insert(flat.end(), sgm.begin(), sgm.end());
-    }
-    const segment_layout l = consecutive(lengths, 0);
-    const typed_data<float> x(flat);
+    const flat_segments f = flatten(special_sum_segments<float>(0x1p127, 0x1p-140));
+    const segment_layout& l = f.layout;
+    const typed_data<float> x(f.values);
     device_buffer<float> dx(x.t);
     const auto r = run_segmented<float>(op::sum, dx.get(), dx.get(), l, correctly_rounded);
     check_rounded<float>(r, x.d, l, false);

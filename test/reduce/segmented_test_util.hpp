@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 #include <tcr/reduce/segmented.cuh>
@@ -188,6 +189,47 @@ void check_segments(op o, const std::vector<Out>& res, const std::vector<double>
     }
     check_contract<Out>(o, r, segment_of(x, l, s), segment_of(y, l, s), narrow);
   }
+}
+
+// The special segments of the exact segmented Sum tests for inputs of type T (values as doubles,
+// each exact in T), with their exact sums rounded to T in the comments: `big` is a value whose
+// double overflows T (2^127 for float, DBL_MAX for double) and `small` a value far below eps / 2
+// (2^-140 for float, 2^-1000 for double), so that 1 + eps / 2 + small lies just above the tie
+// 1 + eps / 2. flatten gives their layout (consecutive, no gaps) and their values in one array.
+template <class T>
+std::vector<std::vector<double>> special_sum_segments(double big, double small) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double half_eps = std::numeric_limits<T>::epsilon() / 2;
+  const double least = std::numeric_limits<T>::denorm_min();
+  return {
+      {},                     // +0
+      {-0.0, -0.0, -0.0},     // -0
+      {-0.0, 0.0},            // +0
+      {1.5, -1.5},            // +0
+      {1.0, inf, 2.0},        // +inf
+      {-inf, 1.0},            // -inf
+      {inf, -inf},            // NaN
+      {std::nan(""), 1.0},    // NaN
+      {3.0, least, -3.0},     // the least subnormal
+      {big, big},             // overflow: +inf
+      {big, big, -big},       // big, finite although a partial sum is not
+      {1.0, half_eps},        // a tie: rounds to even (1)
+      {1.0, half_eps, small}, // just above the tie: 1 + eps
+  };
+}
+struct flat_segments {
+  segment_layout layout;
+  std::vector<double> values;
+};
+inline flat_segments flatten(const std::vector<std::vector<double>>& segs) {
+  std::vector<std::int64_t> lengths;
+  flat_segments f;
+  for (const auto& sgm : segs) {
+    lengths.push_back(static_cast<std::int64_t>(sgm.size()));
+    f.values.insert(f.values.end(), sgm.begin(), sgm.end());
+  }
+  f.layout = consecutive(lengths, 0);
+  return f;
 }
 
 // Bitwise equality of two result arrays.
