@@ -207,12 +207,12 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
   return check(temp_storage_bytes, p, temp_bytes_for<R>(p.segments));
 }
 
-// Waves of resident blocks in an offsets launch (segmented_kernel's groups, grid-strided) and
-// in a fixed-size one (segmented_fixed_kernel's tiles).
-// 2 waves, with groups for 1024 blocks (segmented_target_blocks) and helpers spread over the
+// Waves of resident blocks in an offsets launch (segmented_kernel's warp tiles, grid-strided)
+// and in a fixed-size one (segmented_fixed_kernel's tiles).
+// 2 waves, with tiles for 1024 blocks (segmented_target_blocks) and helpers spread over the
 // share entries (help_passes): on the H200 the power-law lengths 0.20 -> 0.31 of the read-only
 // kernel, batched Dot over pointers 0.67 -> 0.73, offsets of 4096 0.68 -> 0.75.
-inline constexpr int group_waves = 2;
+inline constexpr int tile_waves = 2;
 inline constexpr int fixed_waves = 2;
 // grid capped at `waves` times the blocks of Kernel that fit the GPU at once (one where the
 // occupancy queries fail: correct, only slow); the device query's error otherwise.
@@ -271,24 +271,25 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
   segmented_params<R, Segments> shaped = p;
   shaped.per_warp = segments_per_warp(p.num_segments);
   shaped.block_per_segment = known_length(p.segments) > segmented_warp_max;
-  const std::int64_t groups = shaped.block_per_segment
-                                  ? p.num_segments
-                                  : (p.num_segments - 1) / (segmented_warps * shaped.per_warp) + 1;
-  shaped.groups = groups;
-  std::int64_t grid = groups < segmented_max_grid ? groups : segmented_max_grid;
+  // Warp tiles of per_warp segments (block_per_segment: a block per segment).
+  shaped.tiles =
+      shaped.block_per_segment ? p.num_segments : (p.num_segments - 1) / shaped.per_warp + 1;
+  const std::int64_t blocks =
+      shaped.block_per_segment ? shaped.tiles : (shaped.tiles - 1) / segmented_warps + 1;
+  std::int64_t grid = blocks < segmented_max_grid ? blocks : segmented_max_grid;
   constexpr auto kernel = segmented_kernel<R, Segments>;
   if (!shaped.block_per_segment) {
-    // Blocks loop over their groups, each reading its next group's bounds ahead.
-    const cudaError_t err = cap_to_waves<kernel>(grid, group_waves);
+    // Warps loop over their tiles, each reading its next tile's bounds ahead.
+    const cudaError_t err = cap_to_waves<kernel>(grid, tile_waves);
     if (err != cudaSuccess)
       return err;
   }
   const bool share = may_share<R>(p.segments);
   if (share) {
-    // Fewer groups than a wave of blocks: the rest of the wave helps with the groups' block-tier
+    // Fewer blocks with tiles than a wave: the rest of the wave helps with their block-tier
     // chunks from the start (a segment of one chunk too), so that few long segments do not go
     // one after another through few blocks (on the H200, 1024 offsets segments of 65536 floats:
-    // 128 groups of 8).
+    // 128 blocks of tiles of 8).
     std::int64_t wave = segmented_max_grid;
     const cudaError_t err = cap_to_waves<kernel>(wave, 1);
     if (err != cudaSuccess)

@@ -6,23 +6,24 @@
 // Each segment gets a team whose size is a function of its length n alone (tier_of): 2^t lanes
 // of a warp, the smallest power of two that leaves each lane at most one full round of
 // segmented_unroll vectors, capped at 32, or the whole block of segmented_threads threads for
-// n > segmented_warp_max. A block takes groups of segmented_warps * G consecutive segments
-// (G = segments_per_warp, 1..32), grid-strided over the groups:
-//   1. lane l < G of warp w holds the bounds of the group's segment w G + l (read while the
-//      previous group was folded) and picks its tier;
+// n > segmented_warp_max. A warp takes tiles of G consecutive segments (G = segments_per_warp,
+// 1..32), grid-strided over the grid's warps:
+//   1. lane l < G holds the bounds of the tile's segment l (read while the previous tile was
+//      folded) and picks its tier;
 //   2. the warp takes its segments tier by tier (a ballot per tier): the k-th segment of a tier
 //      of teams of T lanes goes to team k mod (32 / T) (lanes [T j, T j + T) of the warp are
 //      team j), whose ranks fold their shares (team_partial), a WarpReduce tree over logical
 //      warps of T lanes merges them, and the team's first lane writes the result; a lane holding
 //      a tier-0 segment (a team of one) folds it itself;
-//   3. then the group's block-tier segments, chunk by chunk (chunks_of: 16384 vectors each),
+//   3. the block-tier segments go to the block's list; after a block barrier, the whole block
+//      takes the listed segments chunk by chunk (chunks_of: 16384 vectors each),
 //      each chunk folded by the whole block (team_partial with a team of segmented_threads, a
 //      BlockReduce merges the threads); where the launch shares (temporary storage, see
 //      segmented_kernel below) other blocks may take chunks of them, and the chunk totals of a
 //      segment are merged in a fixed order (step 4).
 // Where the host knows that every segment is of the block tier (a fixed size, or batches of one
-// length, above segmented_warp_max), a group is one segment and only steps 3 and 4 run, so that
-// the long segments spread over the grid instead of going eight to a block. (The fixed-size
+// length, above segmented_warp_max), block b takes segments b, b + grid, ... and only steps 3
+// and 4 run, so that the long segments spread over the grid. (The fixed-size
 // overload up to segmented_warp_max runs segmented_fixed_kernel.cuh instead, with the same
 // team_partial and team_total.)
 // A team's share of a segment of n elements at x (and y): the head of single elements before the
@@ -31,7 +32,7 @@
 // vectors per operand per full round, then one vector at a time) and tail element r; inputs that
 // are not read as vectors (iterators, and operands whose alignments disagree) go one element at a
 // time: elements r, r + T, .... So a segment's combining order is a function of its length and
-// its inputs' addresses modulo 16 bytes alone, never of the grid, the group, the team that takes
+// its inputs' addresses modulo 16 bytes alone, never of the grid, the tile, the team that takes
 // it, the other segments or the GPU.
 // Accumulators: the warp tiers (at most segmented_warp_max elements) fold float-result Sum, Asum
 // and Nrm2 with the short accumulators of compensated/reductions.cuh (a double sum meets the
@@ -58,15 +59,15 @@ inline constexpr int segmented_warps = segmented_threads / 32; // warps per bloc
 inline constexpr std::int64_t segmented_warp_max = 4096;       // longer segments: a whole block
 inline constexpr int segmented_unroll = 4;                     // vectors per operand in flight
 inline constexpr std::int64_t segmented_max_grid = std::int64_t(1) << 20; // blocks, at most
-// Blocks a launch should have at least, where the segments allow: a group holds fewer segments
-// per warp when there are too few segments to fill this many blocks with 32 per warp (1024
+// Blocks a launch should have at least, where the segments allow: a warp tile holds fewer
+// segments when there are too few segments to fill this many blocks with 32 per warp (1024
 // measured faster than 4096 on the H200 for mixed lengths: more segments per warp keep more
-// lanes busy; see group_waves in reduce/segmented.cuh).
+// lanes busy; see tile_waves in reduce/segmented.cuh).
 inline constexpr std::int64_t segmented_target_blocks = 1024;
 inline constexpr int block_tier = 6; // a segment longer than segmented_warp_max: the block's
 
-// Segments per warp in a group: 32, or the largest power of two below it that still gives
-// segmented_target_blocks groups (at least 1).
+// Segments per warp and sub-tile: 32, or the largest power of two below it that still gives
+// segmented_target_blocks blocks of segmented_warps such sub-tiles (at least 1).
 inline int segments_per_warp(std::int64_t num_segments) {
   int g = 32;
   while (g > 1 && num_segments < std::int64_t(g) * segmented_warps * segmented_target_blocks)
@@ -191,15 +192,15 @@ struct share_state {
   unsigned long long slots;   // pool slots allocated (may run past max_share_slots)
   unsigned long long help;    // tickets of helping blocks (ticket t: entry t mod entries)
   unsigned long long pending; // chunks of flagged entries not yet claimed (helpers stop at 0)
-  unsigned long long started; // groups whose entries are flagged (all groups: none to come)
+  unsigned long long started; // blocks with tiles whose entries are all flagged (none to come)
 };
 inline constexpr std::int64_t max_share_entries = 2048;
 // Passes of the helping blocks' tickets over the entries (each entry meets up to this many
 // helpers).
 inline constexpr int help_passes = 64;
-// Polls of a helper that finds no chunk left while groups are still to publish theirs (a grid
-// with more blocks than groups: the blocks past the groups help from the start), each after a
-// pause_briefly; then it stops (a group whose block has not started yet is its own).
+// Polls of a helper that finds no chunk left while blocks with tiles are still to publish
+// theirs (a grid with more blocks than tiles: the blocks past the tiles help from the start),
+// each after a pause_briefly; then it stops (a block's list is its own to take).
 inline constexpr int help_polls = 64;
 inline constexpr std::int64_t max_share_slots = 16384; // 2^30 floats' worth of chunks at once
 inline constexpr std::size_t share_align = 256;
@@ -223,8 +224,8 @@ struct segmented_params {
   typename R::out_iterator out;
   Segments segments;
   std::int64_t num_segments;
-  std::int64_t groups;    // groups of the launch (segments where block_per_segment)
-  int per_warp;           // segments per warp and group, 1..32 (segments_per_warp)
+  std::int64_t tiles;     // warp tiles of the launch (segments where block_per_segment)
+  int per_warp;           // segments per warp and sub-tile, 1..32 (segments_per_warp)
   bool block_per_segment; // every segment is longer than segmented_warp_max (known on the host):
                           // block b takes segments b, b + grid, ... (the team and order alike)
   share_state* state;     // null where no segment is longer than one chunk (known on the host)
@@ -488,7 +489,6 @@ __device__ __forceinline__ void pause_briefly() {
 // A block's next piece of work (kind), decided by thread 0 and broadcast through shared memory.
 enum class job_kind : int {
   none,   // nothing left
-  group,  // steps 1 and 2 of group g (the warp tiers)
   whole,  // a block-tier segment of one chunk
   alone,  // chunk `chunk` of a segment this block takes alone (no entry to share it)
   shared, // chunk `chunk` of share entry `entry`
@@ -496,48 +496,66 @@ enum class job_kind : int {
 struct job {
   std::int64_t s, first, length; // the segment, its locator and its length
   std::int64_t chunk, chunks;    // the chunk to take, of how many
-  std::int64_t entry;            // shared: the entry; group: the group
+  std::int64_t entry;            // shared: the entry
   std::int64_t slot0;            // shared: the entry's first pool slot
   job_kind kind;
 };
 inline constexpr unsigned long long no_entry = ~0ull;
 
+// The block-tier segments a block collects while its warps fold their tiles (phase A), before the
+// whole block takes them (phase B): at most list_capacity at once, one bit each in
+// block_plan::alone.
+inline constexpr int list_capacity = segmented_threads;
+struct listed_segment {
+  std::int64_t s, first, length; // the segment, its locator and its length
+};
+
 // Thread 0's plan of the block's block-tier work (in shared memory: no other thread needs it).
 struct block_plan {
-  job hand;                        // a segment taken alone (chunk: the next one to take)
-  unsigned long long own, end;     // the entries this block published for its group: [own, end)
-  unsigned long long look;         // help: the entry whose chunks are being claimed
-  unsigned alone[segmented_warps]; // block-tier lanes of the group not published, per warp
-  std::int64_t group;              // the group (-1: helping)
-  int polls;                       // help: polls that found no chunk left
-  int w_next;                      // alone[w_next..] not yet read
-  unsigned m;                      // lanes of alone[w_next - 1] not yet taken
+  job hand;                           // a segment taken alone (chunk: the next one to take)
+  unsigned long long own, end;        // the entries this block published for its list
+  unsigned long long look;            // help: the entry whose chunks are being claimed
+  unsigned alone[list_capacity / 32]; // listed segments not published, a bit each
+  int listed;                         // segments in the block's list (-1: helping)
+  int polls;                          // help: polls that found no chunk left
+  int word_next;                      // alone[word_next..] not yet read
+  unsigned m;                         // bits of alone[word_next - 1] not yet taken
 };
 
 // R: a reduction (reduce/detail/device_kernel.cuh), passed its empty accumulator `fresh`;
 // Segments: offset_segments, fixed_segments, or any type with their bounds and source (the
 // batches of reduce/batched.cuh).
 //
-// Block-tier segments (steps 3 and 4). When a group's warp tiers are done, its block-tier
-// segments are offered to the grid: the block allocates a share entry per segment (and k pool
-// slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the chunks of
-// its own entries one by one (an atomic per chunk), and takes alone the segments it found no
-// entry or slots for. A block whose groups are all done takes entries by ticket (ticket t: entry
-// t mod the entries allocated so far, so that each entry meets up to help_passes helpers) and
-// claims what is left in them, until the tickets pass help_passes times the entries allocated
-// so far or no flagged chunk is left unclaimed (share_state::pending); blocks past the groups
-// (a grid of fewer groups than a wave of blocks) help from the start and, finding nothing,
-// poll a while for the groups that have yet to flag their entries. (Tickets, the pending
-// count and the polls decide only who takes which chunk.) Whoever takes chunk j folds it with
-// the team of the
-// whole block (team_partial, 256 threads) and a BlockReduce; a segment of one chunk gets its
-// result at once; for k > 1 the partial goes to slot0 + j, and the block of the last arrival
-// merges the k partials: thread t folds partials t, t + 256, ... in order, then a BlockReduce,
-// the same operations in the same order as a block that takes the segment alone, which folds
-// chunk j's total into thread j mod 256 as it goes. So the result depends on the segment alone,
-// never on which blocks took which chunks. A helper waits only for an allocated entry's flag,
-// which its block (running: it allocated the entry) sets in straight-line code; the last arrival
-// merges and the others move on, so the grid may be any size.
+// Phase A, per warp, without block barriers: warp tiles of G consecutive segments, tile w of the
+// grid's warps first, then w + (the grid's warps), ...; steps 1 and 2 of the header comment for
+// each tile, whose block-tier segments go to the block's list in shared memory (a warp reserves
+// room for all of its tile's at once, before it folds any of the tile; where the list has no
+// room, the warp stops, keeping the tile for the next round, and so do the other warps at their
+// next tile). Phase B, after a block barrier: the block takes its list's segments (steps 3 and
+// 4); then the next round of phase A, until the block's warps have no tile left. (Before, a
+// block took groups of 8 warps' segments with a block barrier and thread 0's planning after
+// each: on an H100, 2^23 segments of 8 floats by offsets took 215 us where a kernel with a lane
+// per segment and no block-level step took 118.)
+//
+// Block-tier segments (steps 3 and 4). The block allocates a share entry per listed segment (and
+// k pool slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the
+// chunks of its own entries one by one (an atomic per chunk), and takes alone the segments it
+// found no entry or slots for. A block whose tiles are all done takes entries by ticket (ticket
+// t: entry t mod the entries allocated so far, so that each entry meets up to help_passes
+// helpers) and claims what is left in them, until the tickets pass help_passes times the entries
+// allocated so far or no flagged chunk is left unclaimed (share_state::pending); blocks past the
+// tiles (a grid raised to a wave for few long segments) help from the start and, finding
+// nothing, poll a while for the blocks with tiles that have not finished publishing. (Tickets,
+// the pending count and the polls decide only who takes which chunk.) Whoever takes chunk j
+// folds it with the team of the whole block (team_partial, 256 threads) and a BlockReduce; a
+// segment of one chunk gets its result at once; for k > 1 the partial goes to slot0 + j, and the
+// block of the last arrival merges the k partials: thread t folds partials t, t + 256, ... in
+// order, then a BlockReduce, the same operations in the same order as a block that takes the
+// segment alone, which folds chunk j's total into thread j mod 256 as it goes. So the result
+// depends on the segment alone, never on which blocks took which chunks, nor on the tiles, the
+// list or its rounds. A helper waits only for an allocated entry's flag, which its block
+// (running: it allocated the entry) sets in straight-line code; the last arrival merges and the
+// others move on, so the grid may be any size.
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
@@ -547,53 +565,61 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   constexpr int T = segmented_threads;
   using BlockP = BlockReduce<P, T, BlockReduceAlgorithm::shuffle_tree, BlockCombine::warp_totals>;
   __shared__ typename BlockP::TempStorage s_reduce;
-  __shared__ unsigned char s_order[W][32];    // [W][32] per warp: the lanes of one tier's segments
-  __shared__ unsigned s_long[W];              // [W] per warp: the lanes of its block-tier segments
-  __shared__ std::int64_t s_bounds[W][32][2]; // [W][32] per lane: its block-tier segment's bounds
-  __shared__ job s_job;                       // the block's next piece of work
-  __shared__ block_plan s_plan;               // thread 0's
-  __shared__ int s_last;                      // this block deposited a segment's last partial
+  __shared__ unsigned char s_order[W][32];         // [W][32] per warp: one tier's segments' lanes
+  __shared__ listed_segment s_list[list_capacity]; // the block-tier segments of phase A
+  __shared__ int s_listed;                         // entries of s_list reserved
+  __shared__ int s_full;                           // a warp found no room in s_list for its tile
+  __shared__ job s_job;                            // the block's next piece of work
+  __shared__ block_plan s_plan;                    // thread 0's
+  __shared__ int s_last;                           // this block deposited a segment's last partial
   // [T] per thread: its fold of a segment's chunk totals (chunks t, t + T, ...)
   __shared__ alignas(16) unsigned char s_fold[T * sizeof(P)];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int G = p.per_warp;
+  const std::int64_t tiles = p.tiles;
+  const bool block_only = p.block_per_segment;
   const auto warp_fresh = warp_accumulator<R>(fresh);
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
     return length == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
   };
+  volatile int* const v_listed = &s_listed;
+  volatile int* const v_full = &s_full;
 
-  // Lane l < G of warp w: the bounds of segment (g W + w) G + l, read one group ahead (the next
-  // group's loads are in flight while this one's segments are folded).
-  std::int64_t next_first = 0, next_length = 0;
-  const auto read_bounds = [&](std::int64_t g) {
-    const std::int64_t s = (g * W + warp) * G + lane;
-    next_first = next_length = 0;
-    if (lane < G && s < p.num_segments)
-      p.segments.bounds(s, next_first, next_length);
+  // Rank `rank` of a team of 2^t lanes: its share of the segment of length_k elements at
+  // first_k, folded with the warp tiers' accumulator.
+  const auto fold = [&](int t, std::int64_t first_k, std::int64_t length_k, int rank) -> P {
+    const auto x = p.segments.template source<0>(p.x, first_k);
+    const auto with = [&](auto slots) -> P { // team_partial<R, slots> (as the fixed-size kernel)
+      constexpr int S = decltype(slots)::value;
+      if constexpr (R::binary)
+        return team_partial<R, S>(x, p.segments.template source<1>(p.y, first_k), length_k, 1 << t,
+                                  rank, warp_fresh);
+      else
+        return team_partial<R, S>(x, p.y, length_k, 1 << t, rank, warp_fresh);
+    };
+    // Predicated loads below tier 5 for unary reductions; dot products keep the loop form (two
+    // operands' registers would halve the occupancy). The exact norm too: its products' 19 limbs
+    // spill less in the loop form (sm_90 SASS: 200-208 bytes of stack against 272-288), and its
+    // result is exact either way. (The exact sum keeps the predicated loads: in the loop form
+    // ptxas gives it 80 registers and more stack.)
+    if constexpr (R::binary || exact_products_v<P>)
+      return with(std::integral_constant<int, 0>{});
+    else
+      return t < 5 ? with(std::integral_constant<int, segmented_unroll>{})
+                   : with(std::integral_constant<int, 0>{});
   };
-  // Steps 1 and 2 for group g: the warps' segments of the warp tiers; s_long for step 3.
-  const auto warp_tiers = [&](std::int64_t g) {
-    // 1. Lane l < G of warp w holds segment (g W + w) G + l: its bounds (read ahead) and its
-    // tier; then the next group's bounds are asked for.
-    const std::int64_t base = (g * W + warp) * G;
-    const std::int64_t first = next_first, length = next_length;
-    int tier = -1; // no segment
-    if (lane < G && base + lane < p.num_segments)
-      tier = tier_of<R>(length);
-    read_bounds(g + gridDim.x);
-    // Where every segment of the group is of tier 0 (or none), no ballots: tier 0 alone.
-    unsigned long_lanes = 0u, tiers = 1u;
-    if (!__all_sync(full_warp_mask, tier <= 0)) {
-      long_lanes = __ballot_sync(full_warp_mask, tier == block_tier);
-      if (tier == block_tier) { // for thread 0's planning (no second read of the bounds)
-        s_bounds[warp][lane][0] = first;
-        s_bounds[warp][lane][1] = length;
-      }
-      // 2. The warp's tiers in turn; the k-th segment of a tier of teams of T = 2^t lanes goes
-      // to team k mod (32 / T), lanes [T (k mod 32 / T), ...) of the warp.
+
+  // Step 2 for the sub-tile at base: lane l holds its segment base + l (bounds first, length, of
+  // tier `tier`; -1: none); the warp takes the segments of the warp tiers in turn, the k-th
+  // segment of a tier of teams of 2^t lanes going to team k mod (32 / 2^t), lanes [2^t (k mod
+  // 32 / 2^t), ...) of the warp. (Block-tier segments are the caller's.)
+  const auto tier_loop = [&](std::int64_t base, std::int64_t first, std::int64_t length, int tier,
+                             bool tier0) {
+    unsigned tiers = 1u; // tier0: every segment of the sub-tile is of tier 0 (or none)
+    if (!tier0) {
       tiers = tier >= 0 && tier < block_tier ? 1u << tier : 0u;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       tiers = __reduce_or_sync(full_warp_mask, tiers);
@@ -602,8 +628,6 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         tiers |= __shfl_xor_sync(full_warp_mask, tiers, d);
 #endif
     }
-    if (lane == 0)
-      s_long[warp] = long_lanes;
     for (; tiers != 0; tiers &= tiers - 1) {
       const int t = __ffs(tiers) - 1;
       // Tier 0 (teams of one lane): each lane folds its own segment, where it holds one of
@@ -627,120 +651,125 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
           mine = k < count;
           length_k = mine ? length_src : 0;
         }
-        P part = fresh.partial();
-        if (mine) {
-          const auto x = p.segments.template source<0>(p.x, first_k);
-          const auto fold = [&](auto slots) { // team_partial<R, slots> (as the fixed-size kernel)
-            constexpr int S = decltype(slots)::value;
-            if constexpr (R::binary)
-              return team_partial<R, S>(x, p.segments.template source<1>(p.y, first_k), length_k,
-                                        1 << t, rank, warp_fresh);
-            else
-              return team_partial<R, S>(x, p.y, length_k, 1 << t, rank, warp_fresh);
-          };
-          // Predicated loads below tier 5 for unary reductions; dot products keep the loop form
-          // (two operands' registers would halve the occupancy).
-          // The exact norm too: its products' 19 limbs spill less in the loop form (sm_90 SASS:
-          // 200-208 bytes of stack against 272-288), and its result is exact either way. (The
-          // exact sum keeps the predicated loads: in the loop form ptxas gives it 80 registers
-          // and more stack.)
-          if constexpr (R::binary || exact_products_v<P>)
-            part = fold(std::integral_constant<int, 0>{});
-          else
-            part = t < 5 ? fold(std::integral_constant<int, segmented_unroll>{})
-                         : fold(std::integral_constant<int, 0>{});
-        }
+        const P part = mine ? fold(t, first_k, length_k, rank) : fresh.partial();
         const P total = team_total(t, part, merge);
         if (mine && rank == 0)
           p.out[base + src] = result(length_k, total);
       }
       __syncwarp(); // s_order is rewritten by the next tier
     }
-    return __syncthreads_or(long_lanes != 0u) != 0; // whether the group has block-tier segments
   };
 
-  const bool block_only = p.block_per_segment;
-  const std::int64_t span = block_only ? 1 : std::int64_t(W) * G; // segments per group
-  const job nothing{0, 0, 0, 0, 0, 0, 0, job_kind::none};
-  block_plan& pl = s_plan;
-  if (threadIdx.x == 0) {
-    pl.hand = nothing;
-    pl.own = pl.end = 0;
-    pl.look = no_entry;
-    pl.group = -1;
-    pl.w_next = W;
-    pl.m = 0u;
-    pl.polls = 0;
-  }
-  const auto segment_of_lane = [&](std::int64_t g, int w, int l) -> std::int64_t {
-    return block_only ? g : (g * W + w) * G + l;
+  // Phase A: this warp's next tile (lane l < G: its segment tile G + l).
+  std::int64_t tile = std::int64_t(blockIdx.x) * W + warp;
+  const std::int64_t tile_stride = std::int64_t(gridDim.x) * W;
+  const auto read_bounds = [&](std::int64_t t, std::int64_t& first, std::int64_t& length) {
+    const std::int64_t s = t * G + lane;
+    first = length = 0;
+    if (lane < G && t < tiles && s < p.num_segments)
+      p.segments.bounds(s, first, length);
   };
-  const auto as_u64 = [](std::int64_t v) { return static_cast<unsigned long long>(v); };
-  // Thread 0: the bounds of the group's block-tier segment at lane l of warp w.
-  const auto lane_bounds = [&](std::int64_t g, int w, int l, std::int64_t& first,
-                               std::int64_t& length) {
-    if (block_only) {
-      p.segments.bounds(g, first, length);
-    } else {
-      first = s_bounds[w][l][0];
-      length = s_bounds[w][l][1];
+  // Lane 0: room for k segments in the block's list (their first entry), or -1 (s_full set).
+  const auto reserve = [&](int k) -> int {
+    int c = *v_listed;
+    for (;;) {
+      if (c + k > list_capacity) {
+        *v_full = 1;
+        return -1;
+      }
+      const int seen = atomicCAS(&s_listed, c, c + k);
+      if (seen == c)
+        return c;
+      c = seen;
+    }
+  };
+  // The warp's tiles until none is left or the list has no room (warp-uniform). A tile's bounds
+  // are read while the tile before is folded (a round's first tile's at the start: no bounds
+  // stay in registers while the block takes its list).
+  const auto phase_a = [&]() {
+    std::int64_t first = 0, length = 0;
+    read_bounds(tile, first, length);
+    while (tile < tiles) {
+      if (__any_sync(full_warp_mask, *v_full != 0))
+        return;
+      const std::int64_t base = tile * G;
+      const int tier = lane < G && base + lane < p.num_segments ? tier_of<R>(length) : -1;
+      // Where every segment of the tile is of tier 0 (or none), no ballots: tier 0 alone.
+      const bool tier0 = __all_sync(full_warp_mask, tier <= 0);
+      if (!tier0) {
+        const unsigned longs = __ballot_sync(full_warp_mask, tier == block_tier);
+        if (longs != 0u) { // at most 32 <= list_capacity: a round's first reservation succeeds
+          int at = 0;
+          if (lane == 0)
+            at = reserve(__popc(longs));
+          at = __shfl_sync(full_warp_mask, at, 0);
+          if (at < 0)
+            return; // the tile waits for the next round
+          if (tier == block_tier)
+            s_list[at + __popc(longs & ((1u << lane) - 1u))] =
+                listed_segment{base + lane, first, length};
+        }
+      }
+      std::int64_t next_first = 0, next_length = 0;
+      read_bounds(tile + tile_stride, next_first, next_length);
+      tier_loop(base, first, length, tier, tier0);
+      first = next_first;
+      length = next_length;
+      tile += tile_stride;
     }
   };
 
-  // Thread 0, after the warp tiers of group g: publish its block-tier segments (s_long) where
-  // entries and slots are left; the rest are taken alone (pl.alone).
-  const auto start_group = [&](std::int64_t g) {
-    pl.group = g;
-    pl.w_next = 0;
+  const auto as_u64 = [](std::int64_t v) { return static_cast<unsigned long long>(v); };
+  const job nothing{0, 0, 0, 0, 0, 0, 0, job_kind::none};
+  block_plan& pl = s_plan;
+
+  // Thread 0, phase B: publish the listed segments where entries and slots are left; the rest are
+  // taken alone (pl.alone).
+  const auto start_list = [&](int listed) {
+    pl.listed = listed;
+    pl.word_next = 0;
     pl.m = 0u;
     pl.own = pl.end = 0;
     share_state* st = p.state;
-    int count = 0; // the group's block-tier segments
-    for (int w = 0; w < W; ++w) {
-      const unsigned lanes = block_only ? (w == 0 ? 1u : 0u) : s_long[w];
-      pl.alone[w] = st == nullptr ? lanes : 0u;
-      count += __popc(lanes);
-    }
-    if (st == nullptr)
+    for (int w = 0; w < list_capacity / 32; ++w)
+      pl.alone[w] = 0u;
+    if (st == nullptr) {
+      for (int i = 0; i < listed; ++i)
+        pl.alone[i / 32] |= 1u << (i % 32);
       return;
+    }
     // One entry per segment, in one allocation; the segments beyond the entries go alone.
     unsigned long long e = as_u64(max_share_entries);
     if (peek(&st->entries) < as_u64(max_share_entries))
-      e = atomicAdd(&st->entries, static_cast<unsigned long long>(count));
+      e = atomicAdd(&st->entries, static_cast<unsigned long long>(listed));
     pl.own = e;
-    for (int w = 0; w < W; ++w) {
-      unsigned lanes = block_only ? (w == 0 ? 1u : 0u) : s_long[w];
-      for (; lanes != 0u; lanes &= lanes - 1u) {
-        const int l = __ffs(lanes) - 1;
-        if (e >= as_u64(max_share_entries)) {
-          pl.alone[w] |= 1u << l;
-          continue;
-        }
-        const std::int64_t s = segment_of_lane(g, w, l);
-        std::int64_t first = 0, length = 0;
-        lane_bounds(g, w, l, first, length);
-        const auto k = as_u64(chunks_of<R>(length));
-        unsigned long long slot0 = 0, chunks = k;
-        if (k > 1) {
-          chunks = 0;
-          if (peek(&st->slots) + k <= as_u64(max_share_slots)) {
-            slot0 = atomicAdd(&st->slots, k);
-            if (slot0 + k <= as_u64(max_share_slots))
-              chunks = k;
-          }
-        }
-        share_entry* en = p.entries + e;
-        en->s = s;
-        en->first = first;
-        en->length = length;
-        en->chunks = chunks;
-        en->slot0 = slot0;
-        en->claimed = 0;
-        en->arrived = 0;
-        if (chunks == 0)
-          pl.alone[w] |= 1u << l; // no slots: alone (the entry offers nothing)
-        pl.end = ++e;
+    for (int i = 0; i < listed; ++i) {
+      if (e >= as_u64(max_share_entries)) {
+        pl.alone[i / 32] |= 1u << (i % 32);
+        continue;
       }
+      const listed_segment& seg = s_list[i];
+      const auto k = as_u64(chunks_of<R>(seg.length));
+      unsigned long long slot0 = 0, chunks = k;
+      if (k > 1) {
+        chunks = 0;
+        if (peek(&st->slots) + k <= as_u64(max_share_slots)) {
+          slot0 = atomicAdd(&st->slots, k);
+          if (slot0 + k <= as_u64(max_share_slots))
+            chunks = k;
+        }
+      }
+      share_entry* en = p.entries + e;
+      en->s = seg.s;
+      en->first = seg.first;
+      en->length = seg.length;
+      en->chunks = chunks;
+      en->slot0 = slot0;
+      en->claimed = 0;
+      en->arrived = 0;
+      if (chunks == 0)
+        pl.alone[i / 32] |= 1u << (i % 32); // no slots: alone (the entry offers nothing)
+      pl.end = ++e;
     }
     if (pl.end == 0) {
       pl.own = 0;
@@ -782,7 +811,13 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     return j;
   };
 
-  // Thread 0: the block's next block-tier job; none when the group's (or, helping, the grid's)
+  // Blocks with tiles (block_only: with segments); the others only help.
+  const std::int64_t owners_wanted = block_only ? p.num_segments : (tiles + W - 1) / W;
+  const std::int64_t owners =
+      owners_wanted < std::int64_t(gridDim.x) ? owners_wanted : std::int64_t(gridDim.x);
+  const bool owner = std::int64_t(blockIdx.x) < owners;
+
+  // Thread 0: the block's next block-tier job; none when its list's (or, helping, the grid's)
   // block-tier work is all taken.
   const auto next_job = [&]() -> job {
     for (;;) {
@@ -794,23 +829,22 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         }
         pl.hand.kind = job_kind::none;
       }
-      if (pl.group >= 0) {
-        for (; pl.own < pl.end; ++pl.own) { // the group's published segments
+      if (pl.listed >= 0) {
+        for (; pl.own < pl.end; ++pl.own) { // the list's published segments
           const job j = claim(pl.own, true);
           if (j.kind != job_kind::none)
             return j;
         }
-        while (pl.m == 0u && pl.w_next < W) // the group's segments without an entry
-          pl.m = pl.alone[pl.w_next++];
+        while (pl.m == 0u && pl.word_next < list_capacity / 32) // the list's unpublished ones
+          pl.m = pl.alone[pl.word_next++];
         if (pl.m == 0u)
           return nothing;
         const int l = __ffs(pl.m) - 1;
         pl.m &= pl.m - 1u;
-        const std::int64_t s = segment_of_lane(pl.group, pl.w_next - 1, l);
-        std::int64_t first = 0, length = 0;
-        lane_bounds(pl.group, pl.w_next - 1, l, first, length);
-        const std::int64_t k = chunks_of<R>(length);
-        pl.hand = job{s, first, length, 0, k, -1, 0, k <= 1 ? job_kind::whole : job_kind::alone};
+        const listed_segment& seg = s_list[(pl.word_next - 1) * 32 + l];
+        const std::int64_t k = chunks_of<R>(seg.length);
+        pl.hand = job{seg.s, seg.first, seg.length, 0,
+                      k,     -1,        0,          k <= 1 ? job_kind::whole : job_kind::alone};
         if (k <= 1)
           return pl.hand;
         continue;
@@ -828,17 +862,15 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
         }
         // Nothing to take: every flagged chunk is taken, or the tickets have passed the entries
         // allocated so far (always for A = 0: no division by 0). Done (entries flagged later are
-        // their own blocks'), but a block past the groups (it owned none: the grid has more
-        // blocks than groups) waits for groups still to flag theirs: a pause and again, up to
-        // help_polls times.
+        // their own blocks'), but a block without tiles waits for the blocks with tiles still
+        // to finish publishing: a pause and again, up to help_polls times.
         const bool taken = peek(&p.state->pending) == 0;
         const unsigned long long t = taken ? 0ull : atomicAdd(&p.state->help, 1ull);
         unsigned long long allocated = peek(&p.state->entries);
         if (allocated > as_u64(max_share_entries))
           allocated = as_u64(max_share_entries);
         if (taken || t >= as_u64(help_passes) * allocated) {
-          if (blockIdx.x < p.groups || peek(&p.state->started) >= as_u64(p.groups) ||
-              ++pl.polls > help_polls)
+          if (owner || peek(&p.state->started) >= as_u64(owners) || ++pl.polls > help_polls)
             return nothing;
           pause_briefly();
           continue;
@@ -861,96 +893,137 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   const auto fold_store = [&](const P& v) {
     std::memcpy(s_fold + threadIdx.x * sizeof(P), &v, sizeof(P));
   };
+
+  // 3. Chunk j.chunk of a block-tier segment (block-uniform): the whole block's team; 4. for a
+  // segment of several chunks, the merge of the chunk totals once all are in. (Its BlockReduce
+  // ends with a barrier: the next job may reuse s_reduce, s_last and s_fold.)
+  const auto take = [&](const job& j) {
+    const std::int64_t off = j.chunk * chunk_items<R>;
+    const std::int64_t rest = j.length - off;
+    const std::int64_t len = rest < chunk_items<R> ? rest : chunk_items<R>;
+    const auto x = chunk_source(p.segments.template source<0>(p.x, j.first), off);
+    P part;
+    if constexpr (R::binary)
+      part = team_partial<R>(x, chunk_source(p.segments.template source<1>(p.y, j.first), off), len,
+                             T, static_cast<int>(threadIdx.x), fresh);
+    else
+      part = team_partial<R>(x, p.y, len, T, static_cast<int>(threadIdx.x), fresh);
+    const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
+    if (j.kind == job_kind::whole || j.chunks == 1) {     // a segment of one chunk
+      if (threadIdx.x == 0)
+        p.out[j.s] = result(j.length, total);
+      return;
+    }
+    bool complete = false;
+    if (j.kind == job_kind::alone) {
+      if (threadIdx.x == static_cast<unsigned>(j.chunk % T))
+        fold_store(merge(fold_load(), total));
+      complete = j.chunk + 1 == j.chunks;
+    } else {
+      P* g_pool = reinterpret_cast<P*>(p.pool) + j.slot0;
+      if (threadIdx.x == 0) {
+        g_pool[j.chunk] = total;
+        __threadfence(); // the partial is visible before its arrival counts
+        const unsigned long long a = atomicAdd(&p.entries[j.entry].arrived, 1ull);
+        s_last = a + 1 == static_cast<unsigned long long>(j.chunks);
+      }
+      __syncthreads();
+      complete = s_last != 0;
+      if (complete) {
+        __threadfence();
+        P acc = fresh.partial();
+        for (std::int64_t c = threadIdx.x; c < j.chunks; c += T)
+          acc = merge(acc, device::load_cg(g_pool + c));
+        fold_store(acc);
+      }
+    }
+    if (complete) { // block-uniform
+      const P all = BlockP(s_reduce).Reduce(fold_load(), merge);
+      if (threadIdx.x == 0)
+        p.out[j.s] = result(j.length, all);
+      fold_store(fresh.partial());
+    }
+  };
+  // The jobs of one batch until none is left, handed out by thread 0 (after start_list, or
+  // helping). Ends with a barrier after which every thread has read the last s_job.
+  const auto run_jobs = [&]() {
+    __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
+    for (;;) {
+      if (threadIdx.x == 0)
+        s_job = next_job();
+      __syncthreads();
+      const job j = s_job;
+      if (j.kind == job_kind::none)
+        break;
+      take(j);
+    }
+  };
+
+  if (threadIdx.x == 0) {
+    pl.hand = nothing;
+    pl.own = pl.end = 0;
+    pl.look = no_entry;
+    pl.listed = -1;
+    pl.word_next = list_capacity / 32;
+    pl.m = 0u;
+    pl.polls = 0;
+    s_listed = 0;
+    s_full = 0;
+  }
   fold_store(fresh.partial());
-  if (!block_only)
-    read_bounds(blockIdx.x);
-  // Groups grid-stride; after the last, with sharing, one more round that only helps.
-  for (std::int64_t g = blockIdx.x;; g += gridDim.x) {
-    const bool own = g * span < p.num_segments;
-    // The group is one segment of at most one chunk (known on the host): every thread knows
-    // its job, no planning.
-    const bool direct = own && block_only && p.state == nullptr;
-    bool jobs = p.state != nullptr; // helping
-    if (own && !block_only)
-      jobs = warp_tiers(g); // ends with a barrier: every thread has read the last s_job
-    else if (!direct && (own || jobs))
-      __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
-    if (own && block_only)
-      jobs = true;
-    if (jobs && !direct && threadIdx.x == 0) {
-      if (own)
-        start_group(g);
-      else
-        pl.group = -1;
-    }
-    if (own && p.state != nullptr && threadIdx.x == 0)
-      atomicAdd(&p.state->started, 1ull); // after the group's flags (start_group)
-    for (int round = 0; jobs; ++round) {
-      job j = nothing;
-      if (direct) {
-        if (round > 0)
-          break;
-        std::int64_t first = 0, length = 0;
-        p.segments.bounds(g, first, length);
-        j = job{g, first, length, 0, 1, -1, 0, job_kind::whole};
+  __syncthreads(); // s_listed and s_full are set
+  // Batches of jobs (one call site of run_jobs, whose code is large): the block's own, round by
+  // round; then, where chunks are shared, one batch that only helps.
+  std::int64_t g = blockIdx.x; // block_only: the block's next segment
+  bool own_left = true;        // block-uniform
+  bool rounds = false;         // phase A has run
+  bool helped = false;
+  for (;;) {
+    bool batch = true;
+    if (own_left && block_only) {
+      // Every segment is of the block tier (known on the host): block b takes segments b, b +
+      // grid, ..., each a list of one.
+      if (g < p.num_segments) {
+        if (threadIdx.x == 0) { // (s_list and the plan are thread 0's alone here)
+          listed_segment& seg = s_list[0];
+          seg.s = g;
+          p.segments.bounds(g, seg.first, seg.length);
+          start_list(1);
+        }
+        g += gridDim.x;
       } else {
-        if (threadIdx.x == 0)
-          s_job = next_job();
+        own_left = false;
+        batch = false;
+      }
+    } else if (own_left) {
+      if (rounds) { // the last round's list is taken: empty it
         __syncthreads();
-        j = s_job;
-        if (j.kind == job_kind::none)
-          break;
-      }
-      // 3. Chunk j.chunk of a block-tier segment (block-uniform): the whole block's team.
-      const std::int64_t off = j.chunk * chunk_items<R>;
-      const std::int64_t rest = j.length - off;
-      const std::int64_t len = rest < chunk_items<R> ? rest : chunk_items<R>;
-      const auto x = chunk_source(p.segments.template source<0>(p.x, j.first), off);
-      P part;
-      if constexpr (R::binary)
-        part = team_partial<R>(x, chunk_source(p.segments.template source<1>(p.y, j.first), off),
-                               len, T, static_cast<int>(threadIdx.x), fresh);
-      else
-        part = team_partial<R>(x, p.y, len, T, static_cast<int>(threadIdx.x), fresh);
-      const P total = BlockP(s_reduce).Reduce(part, merge); // ends with a barrier
-      if (j.kind == job_kind::whole || j.chunks == 1) {     // a segment of one chunk
-        if (threadIdx.x == 0)
-          p.out[j.s] = result(j.length, total);
-        continue;
-      }
-      // 4. A segment of several chunks: merge the chunk totals once all are in.
-      bool complete = false;
-      if (j.kind == job_kind::alone) {
-        if (threadIdx.x == static_cast<unsigned>(j.chunk % T))
-          fold_store(merge(fold_load(), total));
-        complete = j.chunk + 1 == j.chunks;
-      } else {
-        P* g_pool = reinterpret_cast<P*>(p.pool) + j.slot0;
         if (threadIdx.x == 0) {
-          g_pool[j.chunk] = total;
-          __threadfence(); // the partial is visible before its arrival counts
-          const unsigned long long a = atomicAdd(&p.entries[j.entry].arrived, 1ull);
-          s_last = a + 1 == static_cast<unsigned long long>(j.chunks);
+          s_listed = 0;
+          s_full = 0;
         }
         __syncthreads();
-        complete = s_last != 0;
-        if (complete) {
-          __threadfence();
-          P acc = fresh.partial();
-          for (std::int64_t c = threadIdx.x; c < j.chunks; c += T)
-            acc = merge(acc, device::load_cg(g_pool + c));
-          fold_store(acc);
-        }
       }
-      if (complete) { // block-uniform
-        const P all = BlockP(s_reduce).Reduce(fold_load(), merge);
-        if (threadIdx.x == 0)
-          p.out[j.s] = result(j.length, all);
-        fold_store(fresh.partial());
+      rounds = true;
+      phase_a();
+      own_left = __syncthreads_or(tile < tiles) != 0; // the list is complete
+      const int listed = s_listed;
+      batch = listed > 0;
+      if (batch && threadIdx.x == 0)
+        start_list(listed);
+    } else if (p.state != nullptr && !helped) {
+      // After the block's own work, one batch that only helps.
+      helped = true;
+      if (threadIdx.x == 0) {
+        if (owner)
+          atomicAdd(&p.state->started, 1ull); // after its entries' flags (start_list)
+        pl.listed = -1;
       }
-    }
-    if (!own)
+    } else {
       break;
+    }
+    if (batch)
+      run_jobs();
   }
 }
 

@@ -145,6 +145,41 @@ TEST_SUITE("gpu") {
       }
     }
   }
+  TEST_CASE("many block-tier segments per block: the block's list fills and drains, same bits") {
+    // Blocks collect their tiles' segments of more than 4096 elements in a list of 256 and take
+    // them when it is full: with the grid capped at 1 block, thousands of such segments among
+    // short ones pass through the list in many rounds, tiles waiting for room mid-way (warp tiles
+    // of 1 segment for 2100 segments, of 2 for 20000: lanes reserving together); the bits must
+    // match the uncapped grid's and the bound must hold.
+    const std::uint64_t seed = 1000;
+    for (int layout = 0; layout < 2; ++layout) {
+      std::vector<std::int64_t> lengths;
+      const int num = layout == 0 ? 2100 : 20000, every = layout == 0 ? 3 : 8;
+      for (int i = 0; i < num - 300; ++i)
+        lengths.push_back(i % every != 2 ? 1 + (i * 7) % 40 : 4097 + (i * 37) % 500);
+      for (int i = 0; i < 300; ++i) // whole tiles of short segments after the long ones
+        lengths.push_back(1 + i % 20);
+      const segment_layout l = consecutive(lengths, 1);
+      INFO("seed = ", seed + layout, ", ", num, " segments, per warp ",
+           tcr::detail::segmented::segments_per_warp(num));
+      const auto x = random_segments<float>(l, seed + layout);
+      const auto y = random_segments<float>(l, seed + layout + 10);
+      padded_device<float> dx(x.t, 0), dy(y.t, 1);
+      for (op o : {op::sum, op::dot}) {
+        INFO(op_name(o));
+        const auto a = run_segmented<float>(o, dx.get(), dy.get(), l);
+        check_segments<float>(o, a, x.d, y.d, l, true);
+        for (int cap : {1, 2, 5}) {
+          INFO("grid capped at ", cap);
+          tcr::detail::device::grid_limit_for_tests = cap;
+          const auto b = run_segmented<float>(o, dx.get(), dy.get(), l);
+          tcr::detail::device::grid_limit_for_tests = 0;
+          CHECK(same_bits(a, b));
+        }
+      }
+    }
+  }
+
   TEST_CASE("a segment's bits do not depend on the other segments") {
     // The same 5000 + 33 + 70000 elements once as a batch of their own and once among others.
     const std::uint64_t seed = 800;
