@@ -243,6 +243,46 @@ cudaError_t not_supported_after_checks(std::size_t temp_storage_bytes,
   return err != cudaSuccess ? err : cudaErrorNotSupported;
 }
 
+// Kernel (segmented_kernel or segmented_block_kernel) over the shaped launch p on `grid` blocks
+// (before the caps), after a memset of the sharing counters where chunks may be shared.
+template <auto Kernel, class R, class Segments>
+cudaError_t launch_shaped(void* d_temp_storage, segmented_params<R, Segments> p, std::int64_t grid,
+                          cudaStream_t stream, const typename R::accumulator& fresh) {
+  if (!p.block_per_segment) {
+    // Warps loop over their tiles, each reading its next tile's bounds ahead.
+    const cudaError_t err = cap_to_waves<Kernel>(grid, tile_waves);
+    if (err != cudaSuccess)
+      return err;
+  }
+  const bool share = may_share<R>(p.segments);
+  if (share) {
+    // Fewer blocks with tiles than a wave: the rest of the wave helps with their block-tier
+    // chunks from the start (a segment of one chunk too), so that few long segments do not go
+    // one after another through few blocks (on the H200, 1024 offsets segments of 65536 floats:
+    // 128 blocks of tiles of 8).
+    std::int64_t wave = segmented_max_grid;
+    const cudaError_t err = cap_to_waves<Kernel>(wave, 1);
+    if (err != cudaSuccess)
+      return err;
+    if (grid < wave)
+      grid = wave;
+  }
+  grid = capped_for_tests(static_cast<int>(grid));
+  if (share) {
+    const std::uintptr_t base =
+        (reinterpret_cast<std::uintptr_t>(d_temp_storage) + share_align - 1) / share_align *
+        share_align;
+    p.state = reinterpret_cast<share_state*>(base);
+    p.entries = reinterpret_cast<share_entry*>(base + share_align);
+    p.pool = reinterpret_cast<unsigned char*>(base + share_zeroed_bytes);
+    const cudaError_t err = cudaMemsetAsync(p.state, 0, share_zeroed_bytes, stream);
+    if (err != cudaSuccess)
+      return err;
+  }
+  Kernel<<<static_cast<int>(grid), segmented_threads, 0, stream>>>(p, fresh);
+  return cudaPeekAtLastError();
+}
+
 // The one launch of reduction R over num_segments > 0 checked segments (after a memset of the
 // sharing counters where chunks may be shared).
 template <class R, class Segments>
@@ -276,41 +316,12 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
       shaped.block_per_segment ? p.num_segments : (p.num_segments - 1) / shaped.per_warp + 1;
   const std::int64_t blocks =
       shaped.block_per_segment ? shaped.tiles : (shaped.tiles - 1) / segmented_warps + 1;
-  std::int64_t grid = blocks < segmented_max_grid ? blocks : segmented_max_grid;
-  constexpr auto kernel = segmented_kernel<R, Segments>;
-  if (!shaped.block_per_segment) {
-    // Warps loop over their tiles, each reading its next tile's bounds ahead.
-    const cudaError_t err = cap_to_waves<kernel>(grid, tile_waves);
-    if (err != cudaSuccess)
-      return err;
-  }
-  const bool share = may_share<R>(p.segments);
-  if (share) {
-    // Fewer blocks with tiles than a wave: the rest of the wave helps with their block-tier
-    // chunks from the start (a segment of one chunk too), so that few long segments do not go
-    // one after another through few blocks (on the H200, 1024 offsets segments of 65536 floats:
-    // 128 blocks of tiles of 8).
-    std::int64_t wave = segmented_max_grid;
-    const cudaError_t err = cap_to_waves<kernel>(wave, 1);
-    if (err != cudaSuccess)
-      return err;
-    if (grid < wave)
-      grid = wave;
-  }
-  grid = capped_for_tests(static_cast<int>(grid));
-  if (share) {
-    const std::uintptr_t base =
-        (reinterpret_cast<std::uintptr_t>(d_temp_storage) + share_align - 1) / share_align *
-        share_align;
-    shaped.state = reinterpret_cast<share_state*>(base);
-    shaped.entries = reinterpret_cast<share_entry*>(base + share_align);
-    shaped.pool = reinterpret_cast<unsigned char*>(base + share_zeroed_bytes);
-    const cudaError_t err = cudaMemsetAsync(shaped.state, 0, share_zeroed_bytes, stream);
-    if (err != cudaSuccess)
-      return err;
-  }
-  kernel<<<static_cast<int>(grid), segmented_threads, 0, stream>>>(shaped, fresh);
-  return cudaPeekAtLastError();
+  const std::int64_t grid = blocks < segmented_max_grid ? blocks : segmented_max_grid;
+  if constexpr (!is_offset_segments_v<Segments>) // (offsets: the host never knows the lengths)
+    if (shaped.block_per_segment)
+      return launch_shaped<segmented_block_kernel<R, Segments>>(d_temp_storage, shaped, grid,
+                                                                stream, fresh);
+  return launch_shaped<segmented_kernel<R, Segments>>(d_temp_storage, shaped, grid, stream, fresh);
 }
 
 // The size query, or the checks and then the launch.

@@ -137,6 +137,10 @@ struct offset_segments {
     return segment_source(s, first);
   }
 };
+template <class Segments>
+inline constexpr bool is_offset_segments_v = false;
+template <class BeginIt, class EndIt>
+inline constexpr bool is_offset_segments_v<offset_segments<BeginIt, EndIt>> = true;
 struct fixed_segments {
   std::int64_t size;
   __device__ __forceinline__ void bounds(std::int64_t s, std::int64_t& first,
@@ -556,9 +560,9 @@ struct block_plan {
 // list or its rounds. A helper waits only for an allocated entry's flag, which its block
 // (running: it allocated the entry) sets in straight-line code; the last arrival merges and the
 // others move on, so the grid may be any size.
-template <class R, class Segments>
-__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
-    segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
+template <bool BlockOnly, class R, class Segments>
+__device__ __forceinline__ void segmented_body(const segmented_params<R, Segments>& p,
+                                               const typename R::accumulator& fresh) {
   using P = typename R::accumulator::partial_type;
   using Out = typename R::out_type;
   constexpr int W = segmented_warps;
@@ -568,7 +572,6 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   __shared__ unsigned char s_order[W][32];         // [W][32] per warp: one tier's segments' lanes
   __shared__ listed_segment s_list[list_capacity]; // the block-tier segments of phase A
   __shared__ int s_listed;                         // entries of s_list reserved
-  __shared__ int s_full;                           // a warp found no room in s_list for its tile
   __shared__ job s_job;                            // the block's next piece of work
   __shared__ block_plan s_plan;                    // thread 0's
   __shared__ int s_last;                           // this block deposited a segment's last partial
@@ -579,14 +582,12 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int G = p.per_warp;
   const std::int64_t tiles = p.tiles;
-  const bool block_only = p.block_per_segment;
+  constexpr bool block_only = BlockOnly;
   const auto warp_fresh = warp_accumulator<R>(fresh);
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
     return length == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
   };
-  volatile int* const v_listed = &s_listed;
-  volatile int* const v_full = &s_full;
 
   // Rank `rank` of a team of 2^t lanes: its share of the segment of length_k elements at
   // first_k, folded with the warp tiers' accumulator.
@@ -669,14 +670,13 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     if (lane < G && t < tiles && s < p.num_segments)
       p.segments.bounds(s, first, length);
   };
-  // Lane 0: room for k segments in the block's list (their first entry), or -1 (s_full set).
+  // Lane 0: room for k segments in the block's list (their first entry), or -1. (s_listed
+  // changes under other warps: atomics only, no plain read racing with them.)
   const auto reserve = [&](int k) -> int {
-    int c = *v_listed;
+    int c = 0; // a guess: a wrong one costs one more atomicCAS
     for (;;) {
-      if (c + k > list_capacity) {
-        *v_full = 1;
+      if (c + k > list_capacity)
         return -1;
-      }
       const int seen = atomicCAS(&s_listed, c, c + k);
       if (seen == c)
         return c;
@@ -690,8 +690,6 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     std::int64_t first = 0, length = 0;
     read_bounds(tile, first, length);
     while (tile < tiles) {
-      if (__any_sync(full_warp_mask, *v_full != 0))
-        return;
       const std::int64_t base = tile * G;
       const int tier = lane < G && base + lane < p.num_segments ? tier_of<R>(length) : -1;
       // Where every segment of the tile is of tier 0 (or none), no ballots: tier 0 alone.
@@ -946,7 +944,18 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
   };
   // The jobs of one batch until none is left, handed out by thread 0 (after start_list, or
   // helping). Ends with a barrier after which every thread has read the last s_job.
-  const auto run_jobs = [&]() {
+  // Direct: segment g (block_only) is one chunk and nothing is shared: every thread knows its
+  // job, no barrier or planning.
+  std::int64_t g = blockIdx.x; // block_only: the block's next segment
+  const auto run_jobs = [&](bool direct) {
+    if constexpr (block_only) {
+      if (direct) {
+        std::int64_t first = 0, length = 0;
+        p.segments.bounds(g, first, length);
+        take(job{g, first, length, 0, 1, -1, 0, job_kind::whole});
+        return;
+      }
+    }
     __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
     for (;;) {
       if (threadIdx.x == 0)
@@ -968,39 +977,36 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     pl.m = 0u;
     pl.polls = 0;
     s_listed = 0;
-    s_full = 0;
   }
   fold_store(fresh.partial());
-  __syncthreads(); // s_listed and s_full are set
+  __syncthreads(); // s_listed is set
   // Batches of jobs (one call site of run_jobs, whose code is large): the block's own, round by
   // round; then, where chunks are shared, one batch that only helps.
-  std::int64_t g = blockIdx.x; // block_only: the block's next segment
-  bool own_left = true;        // block-uniform
-  bool rounds = false;         // phase A has run
+  bool own_left = true; // block-uniform
+  bool rounds = false;  // phase A has run
   bool helped = false;
   for (;;) {
-    bool batch = true;
-    if (own_left && block_only) {
+    bool batch = true, direct = false;
+    if (block_only && own_left) {
       // Every segment is of the block tier (known on the host): block b takes segments b, b +
-      // grid, ..., each a list of one.
+      // grid, ..., each a list of one (or a direct job).
       if (g < p.num_segments) {
-        if (threadIdx.x == 0) { // (s_list and the plan are thread 0's alone here)
+        direct = p.state == nullptr;
+        if (!direct && threadIdx.x == 0) { // (s_list and the plan are thread 0's alone here)
           listed_segment& seg = s_list[0];
           seg.s = g;
           p.segments.bounds(g, seg.first, seg.length);
           start_list(1);
         }
-        g += gridDim.x;
       } else {
         own_left = false;
         batch = false;
       }
-    } else if (own_left) {
+    } else if (!block_only && own_left) {
       if (rounds) { // the last round's list is taken: empty it
         __syncthreads();
         if (threadIdx.x == 0) {
           s_listed = 0;
-          s_full = 0;
         }
         __syncthreads();
       }
@@ -1023,8 +1029,26 @@ __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
       break;
     }
     if (batch)
-      run_jobs();
+      run_jobs(direct);
+    if (block_only && own_left)
+      g += gridDim.x;
   }
+}
+
+// The kernels: segmented_kernel (warp tiles, phase A and B) and, where every segment is of the
+// block tier (known on the host: segmented_params::block_per_segment), segmented_block_kernel
+// (block b takes segments b, b + grid, ...). Two kernels, so that each gets its own register
+// allocation: with both paths in one kernel ptxas spilled in the warp tiers' loop (sm_90, 80
+// registers) and in the chunk fold of the block-only path.
+template <class R, class Segments>
+__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
+    segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
+  segmented_body<false>(p, fresh);
+}
+template <class R, class Segments>
+__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
+    segmented_block_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
+  segmented_body<true>(p, fresh);
 }
 
 } // namespace segmented
