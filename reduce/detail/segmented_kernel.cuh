@@ -66,8 +66,8 @@ inline constexpr std::int64_t segmented_max_grid = std::int64_t(1) << 20; // blo
 inline constexpr std::int64_t segmented_target_blocks = 1024;
 inline constexpr int block_tier = 6; // a segment longer than segmented_warp_max: the block's
 
-// Segments per warp and sub-tile: 32, or the largest power of two below it that still gives
-// segmented_target_blocks blocks of segmented_warps such sub-tiles (at least 1).
+// Segments per warp tile: 32, or the largest power of two below it that still gives
+// segmented_target_blocks blocks of segmented_warps such tiles (at least 1).
 inline int segments_per_warp(std::int64_t num_segments) {
   int g = 32;
   while (g > 1 && num_segments < std::int64_t(g) * segmented_warps * segmented_target_blocks)
@@ -229,7 +229,7 @@ struct segmented_params {
   Segments segments;
   std::int64_t num_segments;
   std::int64_t tiles;     // warp tiles of the launch (segments where block_per_segment)
-  int per_warp;           // segments per warp and sub-tile, 1..32 (segments_per_warp)
+  int per_warp;           // segments per warp tile, 1..32 (segments_per_warp)
   bool block_per_segment; // every segment is longer than segmented_warp_max (known on the host):
                           // block b takes segments b, b + grid, ... (the team and order alike)
   share_state* state;     // null where no segment is longer than one chunk (known on the host)
@@ -534,12 +534,13 @@ struct block_plan {
 // grid's warps first, then w + (the grid's warps), ...; steps 1 and 2 of the header comment for
 // each tile, whose block-tier segments go to the block's list in shared memory (a warp reserves
 // room for all of its tile's at once, before it folds any of the tile; where the list has no
-// room, the warp stops, keeping the tile for the next round, and so do the other warps at their
-// next tile). Phase B, after a block barrier: the block takes its list's segments (steps 3 and
-// 4); then the next round of phase A, until the block's warps have no tile left. (Before, a
-// block took groups of 8 warps' segments with a block barrier and thread 0's planning after
-// each: on an H100, 2^23 segments of 8 floats by offsets took 215 us where a kernel with a lane
-// per segment and no block-level step took 118.)
+// room, the warp stops, keeping the tile for the next round; the other warps go on until their
+// tiles are done or their own reservation fails). Phase B, after a block barrier: the block
+// takes its list's segments (steps 3 and 4); then the next round of phase A, until the block's
+// warps have no tile left. (Before, a block took groups of 8 warps' segments with a block
+// barrier and thread 0's planning after each group: on an H100, 2^23 segments of 8 floats by
+// offsets took 215 us against 179 now, and 118 for a kernel with a lane per segment and no
+// tiers at all.)
 //
 // Block-tier segments (steps 3 and 4). The block allocates a share entry per listed segment (and
 // k pool slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the
@@ -613,13 +614,13 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
                    : with(std::integral_constant<int, 0>{});
   };
 
-  // Step 2 for the sub-tile at base: lane l holds its segment base + l (bounds first, length, of
+  // Step 2 for the tile at base: lane l holds its segment base + l (bounds first, length, of
   // tier `tier`; -1: none); the warp takes the segments of the warp tiers in turn, the k-th
   // segment of a tier of teams of 2^t lanes going to team k mod (32 / 2^t), lanes [2^t (k mod
   // 32 / 2^t), ...) of the warp. (Block-tier segments are the caller's.)
   const auto tier_loop = [&](std::int64_t base, std::int64_t first, std::int64_t length, int tier,
                              bool tier0) {
-    unsigned tiers = 1u; // tier0: every segment of the sub-tile is of tier 0 (or none)
+    unsigned tiers = 1u; // tier0: every segment of the tile is of tier 0 (or none)
     if (!tier0) {
       tiers = tier >= 0 && tier < block_tier ? 1u << tier : 0u;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -1038,8 +1039,9 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
 // The kernels: segmented_kernel (warp tiles, phase A and B) and, where every segment is of the
 // block tier (known on the host: segmented_params::block_per_segment), segmented_block_kernel
 // (block b takes segments b, b + grid, ...). Two kernels, so that each gets its own register
-// allocation: with both paths in one kernel ptxas spilled in the warp tiers' loop (sm_90, 80
-// registers) and in the chunk fold of the block-only path.
+// allocation: with both paths in one kernel (sm_90, 80 registers) ptxas spilled in the
+// block-only path's chunk fold, and fixed sizes of 16384 and 65536 floats ran 9% slower on an
+// H100 than before the tiles (the block-only kernel: as before).
 template <class R, class Segments>
 __global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
