@@ -11,41 +11,30 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import load  # noqa: E402  (reads a JSON file cut short, or its .gz)
-
-
-def medians(path):
-    out = {}
-    for b in (load(path) or {}).get("benchmarks", []):
-        name = b.get("run_name", b["name"])
-        if b.get("aggregate_name") not in (None, "median") or b.get("error_occurred"):
-            continue
-        parts = name.split("/")
-        if len(parts) < 6 or parts[0] != "seg":
-            continue
-        key = (parts[1], parts[2], parts[3], parts[4], parts[5])
-        out[key] = (b["real_time"], b.get("GBps", 0.0))
-    return out
+from segmented_report import results  # noqa: E402  (median GB/s and time per case)
 
 
 def main():
     if len(sys.argv) not in (3, 4):
         sys.exit("usage: segmented_ab.py before.json after.json [impl-regex]")
-    a, b = medians(sys.argv[1]), medians(sys.argv[2])
+    a, b = ({k: v for k, v in results([load(path)]).items() if "error" not in v}
+            for path in sys.argv[1:3])
     want = re.compile(sys.argv[3] if len(sys.argv) == 4 else r"^tcr\.")
     print("impl type form size 2^scale | before us | after us | after/before | "
           "read frac before, after | cub/after")
+
     def order(k):
-        return (k[0], k[1], k[2], int(k[3]) if k[3].isdigit() else 0, k[4])
+        return (k[0], k[1], k[2], k[3] if isinstance(k[3], int) else 0, k[4])
 
     for key in sorted((k for k in b if want.search(k[0]) and k in a), key=order):
         impl, t, form, size, scale = key
-        (ta, ga), (tb, gb) = a[key], b[key]
+        x, y = a[key], b[key]
         read = b.get(("read", t, form, size, scale)) or b.get(("read", t, form, "all", scale))
         cub = b.get(("cub.offsets", t, form, size, scale))
-        rf = f"{ga / read[1]:.2f}, {gb / read[1]:.2f}" if read and read[1] else "-"
-        cf = f"{cub[0] / tb:.2f}" if cub else "-"
-        print(f"{impl} {t} {form} {size} {scale} | {ta:.1f} | {tb:.1f} | {tb / ta:.3f} | {rf} | "
-              f"{cf}")
+        rf = f"{x['gbps'] / read['gbps']:.2f}, {y['gbps'] / read['gbps']:.2f}" if read else "-"
+        cf = f"{cub['us'] / y['us']:.2f}" if cub else "-"
+        print(f"{impl} {t} {form} {size} {scale} | {x['us']:.1f} | {y['us']:.1f} | "
+              f"{y['us'] / x['us']:.3f} | {rf} | {cf}")
 
 
 if __name__ == "__main__":

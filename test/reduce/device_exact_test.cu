@@ -455,6 +455,17 @@ TEST_SUITE("gpu") {
     }
   }
 
+  // Inf among n values of 1.5 (at `offset`), then Inf and NaN (at offset 0), as T: the same bits
+  // with and without the certify-first pass.
+  template <class T>
+  void check_certify_first_inf_nan(std::size_t n, std::size_t offset) {
+    std::vector<double> s(n, 1.5);
+    s[n / 3] = std::numeric_limits<double>::infinity();
+    check_certify_first(typed_data<T>(s), offset, false);
+    s[n - 1] = std::numeric_limits<double>::quiet_NaN();
+    check_certify_first(typed_data<T>(s), 0, false);
+  }
+
   // Doubles of n elements for check_certify_first: decided (wide ranges, condition 1e8) and not
   // (condition 1e32, a tie 1 + 2^-53 among cancelling pairs, zero sums, values near overflow whose
   // running sum overflows while the exact sum is finite, Inf and NaN).
@@ -489,11 +500,7 @@ TEST_SUITE("gpu") {
     }
     big[n - 1] = 1.5;
     check_certify_first(typed_data<double>(big), 0);
-    std::vector<double> s(n, 1.5);
-    s[n / 3] = std::numeric_limits<double>::infinity();
-    check_certify_first(typed_data<double>(s), 1, false);
-    s[n - 1] = std::numeric_limits<double>::quiet_NaN();
-    check_certify_first(typed_data<double>(s), 0, false);
+    check_certify_first_inf_nan<double>(n, 1);
   }
 
   // Data that the certificate decides (well-conditioned, wide ranges) and data that it cannot
@@ -547,12 +554,7 @@ TEST_SUITE("gpu") {
           z[i + 1] = -z[i];
         }
         check_certify_first(typed_data<float>(z), 1);
-        // Inf and NaN.
-        std::vector<double> s(un, 1.5);
-        s[un / 3] = std::numeric_limits<double>::infinity();
-        check_certify_first(typed_data<float>(s), 3, false);
-        s[un - 1] = std::numeric_limits<double>::quiet_NaN();
-        check_certify_first(typed_data<float>(s), 0, false);
+        check_certify_first_inf_nan<float>(un, 3);
       }
       for (std::int64_t n : {100, 4096, 4097, 8192, 8193, 32768, 32769}) {
         INFO("n ", n);
