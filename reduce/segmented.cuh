@@ -209,10 +209,15 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
 
 // Waves of resident blocks in an offsets launch (segmented_kernel's warp tiles, grid-strided)
 // and in a fixed-size one (segmented_fixed_kernel's tiles).
-// 2 waves, with tiles for 1024 blocks (segmented_target_blocks) and helpers spread over the
-// share entries (help_passes): on the H200 the power-law lengths 0.20 -> 0.31 of the read-only
-// kernel, batched Dot over pointers 0.67 -> 0.73, offsets of 4096 0.68 -> 0.75.
+// 2 waves, with tiles for 1024 blocks (segmented_target_blocks): on the H200 batched Dot over
+// pointers 0.67 -> 0.73 of the read-only kernel (blocks that took their segments in groups behind
+// block barriers). But one wave where block-tier chunks may be shared (offsets: the lengths are
+// unknown): a block lists its tiles' block-tier segments and publishes them only when it runs,
+// so a second wave's blocks published theirs after the first wave's had stopped helping. On an
+// H100, 2^12 segments of 16384 floats took 512 blocks, 396 at once and 116 after (132 us; one
+// wave: 123); the power-law lengths 0.51 -> 0.62 of the read-only kernel.
 inline constexpr int tile_waves = 2;
+inline constexpr int sharing_waves = 1;
 inline constexpr int fixed_waves = 2;
 // grid capped at `waves` times the blocks of Kernel that fit the GPU at once (one where the
 // occupancy queries fail: correct, only slow); the device query's error otherwise.
@@ -248,13 +253,13 @@ cudaError_t not_supported_after_checks(std::size_t temp_storage_bytes,
 template <auto Kernel, class R, class Segments>
 cudaError_t launch_shaped(void* d_temp_storage, segmented_params<R, Segments> p, std::int64_t grid,
                           cudaStream_t stream, const typename R::accumulator& fresh) {
+  const bool share = may_share<R>(p.segments);
   if (!p.block_per_segment) {
     // Warps loop over their tiles, each reading its next tile's bounds ahead.
-    const cudaError_t err = cap_to_waves<Kernel>(grid, tile_waves);
+    const cudaError_t err = cap_to_waves<Kernel>(grid, share ? sharing_waves : tile_waves);
     if (err != cudaSuccess)
       return err;
   }
-  const bool share = may_share<R>(p.segments);
   if (share) {
     // Fewer blocks with tiles than a wave: the rest of the wave helps with their block-tier
     // chunks from the start (a segment of one chunk too), so that few long segments do not go

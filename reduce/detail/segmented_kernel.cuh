@@ -490,30 +490,6 @@ __device__ __forceinline__ void pause_briefly() {
 #endif
 }
 
-// 16 bytes from global to shared memory without registers (cp.async: the copy completes in the
-// background; async_wait<N> waits until at most N of the thread's committed groups are pending,
-// and then the thread's own copies are visible to it). Before sm_80: a plain load and store.
-__device__ __forceinline__ void copy16_async(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const auto g = __cvta_generic_to_global(gmem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g) : "memory");
-#else
-  *static_cast<uint4*>(smem) = __ldg(static_cast<const uint4*>(gmem));
-#endif
-}
-__device__ __forceinline__ void async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
 // A block's next piece of work (kind), decided by thread 0 and broadcast through shared memory.
 enum class job_kind : int {
   none,   // nothing left
@@ -603,17 +579,6 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   __shared__ int s_last;                           // this block deposited a segment's last partial
   // [T] per thread: its fold of a segment's chunk totals (chunks t, t + T, ...)
   __shared__ alignas(16) unsigned char s_fold[T * sizeof(P)];
-  // Tier-0 segments' vectors, staged a tile ahead (phase A, where `staged`): [W][2][slots][32]
-  // 16-byte vectors (a warp's two tiles, a lane's segmented_unroll slots) and [W][2][32] cuts
-  // (head | nvec << 4 of the lane's segment: at tier 0, head < 16 and nvec <= segmented_unroll).
-  // Unary reductions with partials of up to 16 bytes (the 48-byte ones, f64 sums, would pass the
-  // 48 KB of static shared memory), by offsets.
-  constexpr int V = R::vector_items;
-  constexpr bool staged = !R::binary && !is_exact_partial_v<P> && sizeof(P) <= 16 && V > 1 &&
-                          is_offset_segments_v<Segments>;
-  constexpr int stage_slots = segmented_unroll;
-  __shared__ alignas(16) unsigned char s_stage[staged ? W * 2 * stage_slots * 32 * 16 : 16];
-  __shared__ unsigned char s_cut[staged ? W * 2 * 32 : 1];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -624,49 +589,6 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
     return length == 0 ? fresh.template empty_result<Out>() : fresh.template finish<Out>(total);
-  };
-
-  // Tier 0 where `staged`: lane l's segment's vectors are copied to shared memory (stage) while
-  // the warp folds the tile before, and fold takes them from there (load_staged: the values
-  // team_load would load, the same sign clearing), so the same additions in the same order.
-  int stage_buf = 0; // the buffer of the tile being folded
-  const auto stage_at = [&](int buf, int u) {
-    return s_stage + (((warp * 2 + buf) * stage_slots + u) * 32 + lane) * 16;
-  };
-  const auto stage = [&](int buf, std::int64_t first_k, std::int64_t length_k, bool tier0_lane) {
-    if constexpr (staged) {
-      const auto x = p.segments.template source<0>(p.x, first_k);
-      std::int64_t head = 0, nvec = 0;
-      if (tier0_lane)
-        split_segment<R>(x, p.y, length_k, head, nvec);
-#pragma unroll
-      for (int u = 0; u < stage_slots; ++u)
-        if (u < nvec)
-          copy16_async(stage_at(buf, u), x + head + std::int64_t(u) * V);
-      s_cut[(warp * 2 + buf) * 32 + lane] = static_cast<unsigned char>(head | nvec << 4);
-      async_commit(); // every lane, a group per tile (empty where it has no tier-0 segment)
-    }
-  };
-  // team_load's result for lane l's tier-0 segment, from the staged copy.
-  const auto load_staged = [&](team_loads<R, stage_slots>& l) {
-    using X = typename R::x_type;
-    const int cut = s_cut[(warp * 2 + stage_buf) * 32 + lane];
-    l.head = cut & 15;
-    l.nvec = cut >> 4;
-#pragma unroll
-    for (int u = 0; u < stage_slots; ++u) {
-      l.in[u] = u < l.nvec;
-      if (l.in[u]) {
-        uint4 v = *reinterpret_cast<const uint4*>(stage_at(stage_buf, u));
-        if constexpr (device::magnitudes_at_load<R, true>) { // as load_vec
-          std::uint32_t w[4];
-          std::memcpy(w, &v, sizeof v);
-          clear_signs<X>(w);
-          std::memcpy(&v, w, sizeof v);
-        }
-        std::memcpy(l.x[u], &v, sizeof v);
-      }
-    }
   };
 
   // Rank `rank` of a team of 2^t lanes: its share of the segment of length_k elements at
@@ -686,21 +608,11 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
     // spill less in the loop form (sm_90 SASS: 200-208 bytes of stack against 272-288), and its
     // result is exact either way. (The exact sum keeps the predicated loads: in the loop form
     // ptxas gives it 80 registers and more stack.)
-    if constexpr (R::binary || exact_products_v<P>) {
+    if constexpr (R::binary || exact_products_v<P>)
       return with(std::integral_constant<int, 0>{});
-    } else if constexpr (staged) {
-      if (t >= 5)
-        return with(std::integral_constant<int, 0>{});
-      team_loads<R, segmented_unroll> l; // team_partial<R, segmented_unroll>'s two halves
-      if (t == 0)
-        load_staged(l);
-      else
-        team_load(l, x, p.y, length_k, 1 << t, rank);
-      return team_fold(l, x, p.y, length_k, 1 << t, rank, warp_fresh);
-    } else {
+    else
       return t < 5 ? with(std::integral_constant<int, segmented_unroll>{})
                    : with(std::integral_constant<int, 0>{});
-    }
   };
 
   // Step 2 for the tile at base: lane l holds its segment base + l (bounds first, length, of
@@ -776,19 +688,12 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   // The warp's tiles until none is left or the list has no room (warp-uniform). A tile's bounds
   // are read while the tile before is folded (a round's first tile's at the start: no bounds
   // stay in registers while the block takes its list).
-  // Where `staged`, the tier-0 segments' vectors of the next tile are copied to shared memory
-  // before this tile is folded: loads stay in flight while the warp adds and stores.
-  const auto tier_at = [&](std::int64_t t, std::int64_t n) {
-    return lane < G && t < tiles && t * G + lane < p.num_segments ? tier_of<R>(n) : -1;
-  };
   const auto phase_a = [&]() {
     std::int64_t first = 0, length = 0;
     read_bounds(tile, first, length);
-    stage_buf = 0;
-    stage(stage_buf, first, length, tier_at(tile, length) == 0);
     while (tile < tiles) {
       const std::int64_t base = tile * G;
-      const int tier = tier_at(tile, length);
+      const int tier = lane < G && base + lane < p.num_segments ? tier_of<R>(length) : -1;
       // Where every segment of the tile is of tier 0 (or none), no ballots: tier 0 alone.
       const bool tier0 = __all_sync(full_warp_mask, tier <= 0);
       if (!tier0) {
@@ -798,11 +703,8 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
           if (lane == 0)
             at = reserve(__popc(longs));
           at = __shfl_sync(full_warp_mask, at, 0);
-          if (at < 0) {
-            if constexpr (staged)
-              async_wait<0>(); // no copy in flight while the buffers wait for the next round
-            return;            // the tile waits for the next round
-          }
+          if (at < 0)
+            return; // the tile waits for the next round
           if (tier == block_tier)
             s_list[at + __popc(longs & ((1u << lane) - 1u))] =
                 listed_segment{base + lane, first, length};
@@ -810,19 +712,11 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
       }
       std::int64_t next_first = 0, next_length = 0;
       read_bounds(tile + tile_stride, next_first, next_length);
-      if constexpr (staged) {
-        stage(stage_buf ^ 1, next_first, next_length,
-              tier_at(tile + tile_stride, next_length) == 0);
-        async_wait<1>(); // this tile's copies (the group before the one just committed)
-      }
       tier_loop(base, first, length, tier, tier0);
       first = next_first;
       length = next_length;
       tile += tile_stride;
-      stage_buf ^= 1;
     }
-    if constexpr (staged)
-      async_wait<0>();
   };
 
   const auto as_u64 = [](std::int64_t v) { return static_cast<unsigned long long>(v); };
@@ -891,9 +785,9 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   };
 
   // Thread 0: a chunk of its own entry e (entry pl.own0 + i: listed segment i) to claim, as a
-  // job (kind none when it has none left). The fields are this thread's own writes or in s_list:
-  // one atomic, the claim, waits for the L2 (a block takes its list's segments one by one, and
-  // each L2 round trip here keeps the whole block waiting).
+  // job (kind none when it has none left). The fields are this thread's own writes or in s_list,
+  // so one atomic, the claim, waits for the L2 (the block waits for thread 0 here; reading the
+  // fields back from the entry cost several more round trips per chunk).
   const auto claim_own = [&](unsigned long long e) -> job {
     const int i = static_cast<int>(e - pl.own0);
     if ((pl.alone[i / 32] >> (i % 32)) & 1u)
