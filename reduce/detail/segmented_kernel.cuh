@@ -466,17 +466,19 @@ __device__ __forceinline__ P team_total(int tier, const P& part, Merge merge) {
   }
 }
 
-// Blocks per SM the kernel of R is compiled for: 3 (80 registers) for unary reductions of 8-, 32-
-// and 64-bit elements with a partial of at most 8 bytes (float-result sums and norms, Min, Max,
-// Reduce); 4 (64 registers) made the warp tiers' predicated loads spill (80-byte frames) and the
-// small offsets segments slower on the H200; else 0, no hint: 16-bit inputs, wider
-// partials and dot products would spill under a cap, and an explicit 1 lets ptxas take more
-// registers than no hint does (91 against 80 for 16-bit sums: 2 blocks per SM instead of 3,
-// 17-23% slower on the H200).
-template <class R>
+// Blocks per SM the kernel of R over Segments is compiled for: 3 (80 registers) for unary
+// reductions with a partial of at most 8 bytes (float-result sums and norms, Min, Max, Reduce) of
+// 8-, 32- and 64-bit elements, and of 16-bit elements by offsets; 4 (64 registers) made the warp
+// tiers' predicated loads spill (80-byte frames) and the small offsets segments slower on the
+// H200; else 0, no hint: wider partials and dot products would spill under a cap, and an
+// explicit 1 lets ptxas take more registers than no hint does (91 against 80 for 16-bit sums: 2
+// blocks per SM instead of 3, 17-23% slower on the H200). 16-bit inputs of the batches keep no
+// hint (not measured with one); by offsets, with the runtime block_only of segmented_body, ptxas
+// fits the 16-bit sums in 80 registers with 4 bytes of spill (no hint: 120 registers).
+template <class R, class Segments>
 inline constexpr int segmented_min_blocks =
     !R::binary && sizeof(typename R::accumulator::partial_type) <= 8 &&
-            sizeof(typename R::x_type) != 2
+            (sizeof(typename R::x_type) != 2 || is_offset_segments_v<Segments>)
         ? 3
         : 0;
 
@@ -584,7 +586,13 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int G = p.per_warp;
   const std::int64_t tiles = p.tiles;
-  constexpr bool block_only = BlockOnly;
+  // Offsets (never block_per_segment: the host does not know the lengths) keep the block-only
+  // path's code in the main kernel, taken or not at run time: with it ptxas allocates the
+  // offsets kernel better at the 80-register cap (f32 sums: 8 bytes of stack instead of 24, and
+  // on an H100 offsets of 32 to 256 floats 9-15% faster; 16-bit sums: 80 registers with 4 bytes
+  // of spill instead of 70, and 32 to 512 elements 7-13% faster). The other segment types take
+  // BlockOnly as it is (with the runtime form, batched Dot over pointers ran 6% slower).
+  const bool block_only = BlockOnly || (is_offset_segments_v<Segments> && p.block_per_segment);
   const auto warp_fresh = warp_accumulator<R>(fresh);
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const auto result = [&](std::int64_t length, const P& total) {
@@ -974,7 +982,7 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   // job, no barrier or planning.
   std::int64_t g = blockIdx.x; // block_only: the block's next segment
   const auto run_jobs = [&](bool direct) {
-    if constexpr (block_only) {
+    if constexpr (BlockOnly) {
       if (direct) {
         std::int64_t first = 0, length = 0;
         p.segments.bounds(g, first, length);
@@ -1017,7 +1025,7 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
       // Every segment is of the block tier (known on the host): block b takes segments b, b +
       // grid, ..., each a list of one (or a direct job).
       if (g < p.num_segments) {
-        direct = p.state == nullptr;
+        direct = BlockOnly && p.state == nullptr;
         if (!direct && threadIdx.x == 0) { // (s_list and the plan are thread 0's alone here)
           listed_segment& seg = s_list[0];
           seg.s = g;
@@ -1068,12 +1076,12 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
 // block-only path's chunk fold, and fixed sizes of 16384 and 65536 floats ran 9% slower on an
 // H100 than before the tiles (the block-only kernel: as before).
 template <class R, class Segments>
-__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
+__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R, Segments>)
     segmented_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
   segmented_body<false>(p, fresh);
 }
 template <class R, class Segments>
-__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R>)
+__global__ void __launch_bounds__(segmented_threads, segmented_min_blocks<R, Segments>)
     segmented_block_kernel(segmented_params<R, Segments> p, typename R::accumulator fresh) {
   segmented_body<true>(p, fresh);
 }
