@@ -209,13 +209,13 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
 
 // Waves of resident blocks in an offsets launch (segmented_kernel's warp tiles, grid-strided)
 // and in a fixed-size one (segmented_fixed_kernel's tiles).
-// 2 waves, with tiles for 1024 blocks (segmented_target_blocks): on the H200 batched Dot over
-// pointers 0.67 -> 0.73 of the read-only kernel (blocks that took their segments in groups behind
-// block barriers). But one wave where block-tier chunks may be shared (offsets: the lengths are
+// One wave where block-tier chunks may be shared (offsets and pointer arrays: the lengths are
 // unknown): a block lists its tiles' block-tier segments and publishes them only when it runs,
 // so a second wave's blocks published theirs after the first wave's had stopped helping. On an
-// H100, 2^12 segments of 16384 floats took 512 blocks, 396 at once and 116 after (132 us; one
-// wave: 123); the power-law lengths 0.51 -> 0.62 of the read-only kernel.
+// H100, 2^12 segments of 16384 floats by offsets took 512 blocks, 396 at once and 116 after (132
+// us; one wave: 123); the power-law lengths 0.51 -> 0.62 of the read-only kernel; pointer-array
+// Dot within 1%. Two waves where nothing is shared (batches of one length up to one chunk): with
+// one, strided Nrm2 of 1024 floats ran 3% slower.
 inline constexpr int tile_waves = 2;
 inline constexpr int sharing_waves = 1;
 inline constexpr int fixed_waves = 2;

@@ -632,9 +632,10 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   // Offsets (never block_per_segment: the host does not know the lengths) keep the block-only
   // path's code in the main kernel, taken or not at run time: with it ptxas allocates the
   // offsets kernel better at the 80-register cap (f32 sums: 8 bytes of stack instead of 24, and
-  // on an H100 offsets of 32 to 256 floats 9-15% faster; 16-bit sums: 80 registers with 4 bytes
-  // of spill instead of 70, and 32 to 512 elements 7-13% faster). The other segment types take
-  // BlockOnly as it is (with the runtime form, batched Dot over pointers ran 6% slower).
+  // on an H100 offsets of 32 to 256 floats 9-14% faster; 16-bit sums, with 3 blocks per SM: 80
+  // registers with 4 bytes of spill instead of 70, 32 to 512 elements 5-9% faster). The other
+  // segment types take BlockOnly as it is (with the runtime form, batched Dot over pointers ran
+  // 6% slower).
   const bool block_only = BlockOnly || (is_offset_segments_v<Segments> && p.block_per_segment);
   const auto warp_fresh = warp_accumulator<R>(fresh);
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
