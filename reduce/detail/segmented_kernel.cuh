@@ -565,6 +565,7 @@ struct block_plan {
   unsigned long long own, end;        // the entries this block published for its list
   unsigned long long own0;            // its first entry (entry own0 + i: s_list[i])
   unsigned long long look;            // help: the entry whose chunks are being claimed
+  job seen;                           // help: the last chunk claimed of another block's entry
   unsigned alone[list_capacity / 32]; // listed segments not published, a bit each
   int listed;                         // segments in the block's list (-1: helping)
   int polls;                          // help: polls that found no chunk left
@@ -865,9 +866,19 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
                job_kind::shared};
   };
   // Thread 0: a chunk of another block's entry e to claim, as a job (kind none when it has none
-  // left).
+  // left). The entry's fields do not change once it is flagged: after a first claim they come
+  // from pl.seen, and a further claim of the same entry is one atomic.
   const auto claim = [&](unsigned long long e) -> job {
     share_entry* en = p.entries + e;
+    if (pl.seen.kind == job_kind::shared && pl.seen.entry == static_cast<std::int64_t>(e)) {
+      const unsigned long long c = atomicAdd(&en->claimed, 1ull);
+      if (c >= static_cast<unsigned long long>(pl.seen.chunks))
+        return nothing;
+      atomicAdd(&p.state->pending, ~0ull); // one chunk fewer to offer (a wrapping - 1)
+      job j = pl.seen;
+      j.chunk = static_cast<std::int64_t>(c);
+      return j;
+    }
     if (peek(&en->ready) == 0)
       return nothing;
     __threadfence(); // the fields written before the flag are seen below
@@ -887,6 +898,7 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
     j.entry = static_cast<std::int64_t>(e);
     j.slot0 = static_cast<std::int64_t>(peek(&en->slot0));
     j.kind = job_kind::shared;
+    pl.seen = j;
     return j;
   };
 
@@ -1051,6 +1063,7 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
 
   if (threadIdx.x == 0) {
     pl.hand = nothing;
+    pl.seen = nothing;
     pl.own = pl.end = pl.own0 = 0;
     pl.look = no_entry;
     pl.listed = -1;
