@@ -217,7 +217,6 @@ cudaError_t check(std::size_t temp_storage_bytes, const segmented_params<R, Segm
 // Dot within 1%. Two waves where nothing is shared (batches of one length up to one chunk): with
 // one, strided Nrm2 of 1024 floats ran 3% slower.
 inline constexpr int tile_waves = 2;
-inline constexpr int sharing_waves = 1;
 inline constexpr int fixed_waves = 2;
 // grid capped at `waves` times the blocks of Kernel that fit the GPU at once (one where the
 // occupancy queries fail: correct, only slow); the device query's error otherwise.
@@ -254,23 +253,23 @@ template <auto Kernel, class R, class Segments>
 cudaError_t launch_shaped(void* d_temp_storage, segmented_params<R, Segments> p, std::int64_t grid,
                           cudaStream_t stream, const typename R::accumulator& fresh) {
   const bool share = may_share<R>(p.segments);
-  if (!p.block_per_segment) {
-    // Warps loop over their tiles, each reading its next tile's bounds ahead.
-    const cudaError_t err = cap_to_waves<Kernel>(grid, share ? sharing_waves : tile_waves);
-    if (err != cudaSuccess)
-      return err;
-  }
   if (share) {
-    // Fewer blocks with tiles than a wave: the rest of the wave helps with their block-tier
-    // chunks from the start (a segment of one chunk too), so that few long segments do not go
-    // one after another through few blocks (on the H200, 1024 offsets segments of 65536 floats:
-    // 128 blocks of tiles of 8).
+    // One wave (tile_waves' comment); for fewer blocks with tiles than that, the rest of the wave
+    // helps with their block-tier chunks from the start (a segment of one chunk too), so that few
+    // long segments do not go one after another through few blocks (on the H200, 1024 offsets
+    // segments of 65536 floats: 128 blocks of tiles of 8). Block-per-segment launches keep a
+    // block for each segment beyond the wave.
     std::int64_t wave = segmented_max_grid;
     const cudaError_t err = cap_to_waves<Kernel>(wave, 1);
     if (err != cudaSuccess)
       return err;
-    if (grid < wave)
+    if (!p.block_per_segment || grid < wave)
       grid = wave;
+  } else if (!p.block_per_segment) {
+    // Warps loop over their tiles, each reading its next tile's bounds ahead.
+    const cudaError_t err = cap_to_waves<Kernel>(grid, tile_waves);
+    if (err != cudaSuccess)
+      return err;
   }
   grid = capped_for_tests(static_cast<int>(grid));
   if (share) {

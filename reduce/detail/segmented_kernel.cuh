@@ -840,66 +840,53 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
       *reinterpret_cast<volatile unsigned long long*>(&p.entries[f].ready) = 1;
   };
 
-  // Thread 0: a chunk of its own entry e (entry pl.own0 + i: listed segment i) to claim, as a
-  // job (kind none when it has none left). The fields are this thread's own writes or in s_list,
-  // so one atomic, the claim, waits for the L2 (the block waits for thread 0 here; reading the
-  // fields back from the entry cost several more round trips per chunk).
+  // Thread 0: the next chunk of entry e, whose fields are in `known` (one atomic, the claim), as
+  // a job (kind none when the entry has none left).
+  const auto claim_chunk = [&](unsigned long long e, job known) -> job {
+    const unsigned long long c = atomicAdd(&p.entries[e].claimed, 1ull);
+    if (c >= as_u64(known.chunks))
+      return nothing;
+    atomicAdd(&p.state->pending, ~0ull); // one chunk fewer to offer (a wrapping - 1)
+    known.chunk = static_cast<std::int64_t>(c);
+    return known;
+  };
+  // Thread 0: a chunk of its own entry e (entry pl.own0 + i: listed segment i). The fields are
+  // this thread's own writes or in s_list, so only the claim waits for the L2 (the block waits
+  // for thread 0 here; reading the fields back from the entry cost several more round trips per
+  // chunk).
   const auto claim_own = [&](unsigned long long e) -> job {
     const int i = static_cast<int>(e - pl.own0);
     if ((pl.alone[i / 32] >> (i % 32)) & 1u)
       return nothing; // no slots: taken alone (the entry offers no chunk)
     const listed_segment& seg = s_list[i];
-    const auto chunks = as_u64(chunks_of<R>(seg.length));
-    share_entry* en = p.entries + e;
-    const unsigned long long c = atomicAdd(&en->claimed, 1ull);
-    if (c >= chunks)
-      return nothing;
-    atomicAdd(&p.state->pending, ~0ull); // one chunk fewer to offer (a wrapping - 1)
-    const std::int64_t slot0 = chunks > 1 ? static_cast<std::int64_t>(en->slot0) : 0;
-    return job{seg.s,
-               seg.first,
-               seg.length,
-               static_cast<std::int64_t>(c),
-               static_cast<std::int64_t>(chunks),
-               static_cast<std::int64_t>(e),
-               slot0,
-               job_kind::shared};
+    const std::int64_t chunks = chunks_of<R>(seg.length);
+    const std::int64_t slot0 = chunks > 1 ? static_cast<std::int64_t>(p.entries[e].slot0) : 0;
+    return claim_chunk(e, job{seg.s, seg.first, seg.length, 0, chunks, static_cast<std::int64_t>(e),
+                              slot0, job_kind::shared});
   };
-  // Thread 0: a chunk of another block's entry e to claim, as a job (kind none when it has none
-  // left). The entry's fields do not change once it is flagged: after a first claim they come
-  // from pl.seen, and a further claim of the same entry is one atomic.
+  // Thread 0: a chunk of another block's entry e. The entry's fields do not change once it is
+  // flagged: after a first claim they come from pl.seen, and a further claim of the same entry is
+  // one atomic.
   const auto claim = [&](unsigned long long e) -> job {
+    if (pl.seen.kind == job_kind::shared && pl.seen.entry == static_cast<std::int64_t>(e))
+      return claim_chunk(e, pl.seen);
     share_entry* en = p.entries + e;
-    if (pl.seen.kind == job_kind::shared && pl.seen.entry == static_cast<std::int64_t>(e)) {
-      const unsigned long long c = atomicAdd(&en->claimed, 1ull);
-      if (c >= static_cast<unsigned long long>(pl.seen.chunks))
-        return nothing;
-      atomicAdd(&p.state->pending, ~0ull); // one chunk fewer to offer (a wrapping - 1)
-      job j = pl.seen;
-      j.chunk = static_cast<std::int64_t>(c);
-      return j;
-    }
     if (peek(&en->ready) == 0)
       return nothing;
     __threadfence(); // the fields written before the flag are seen below
     const unsigned long long chunks = peek(&en->chunks);
     if (peek(&en->claimed) >= chunks)
       return nothing;
-    const unsigned long long c = atomicAdd(&en->claimed, 1ull);
-    if (c >= chunks)
-      return nothing;
-    atomicAdd(&p.state->pending, ~0ull); // one chunk fewer to offer (a wrapping - 1)
     job j = nothing;
     j.s = *reinterpret_cast<const volatile std::int64_t*>(&en->s);
     j.first = *reinterpret_cast<const volatile std::int64_t*>(&en->first);
     j.length = *reinterpret_cast<const volatile std::int64_t*>(&en->length);
-    j.chunk = static_cast<std::int64_t>(c);
     j.chunks = static_cast<std::int64_t>(chunks);
     j.entry = static_cast<std::int64_t>(e);
     j.slot0 = static_cast<std::int64_t>(peek(&en->slot0));
     j.kind = job_kind::shared;
     pl.seen = j;
-    return j;
+    return claim_chunk(e, j);
   };
 
   // Blocks with tiles (block_only: with segments); the others only help.
