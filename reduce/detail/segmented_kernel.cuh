@@ -215,6 +215,7 @@ inline std::int64_t known_length(const fixed_segments& s) {
 // Since C elements are a whole number of 16-byte vectors of either operand, every chunk starts
 // at the segment's own alignment modulo 16 bytes.
 inline constexpr std::int64_t chunk_vectors = std::int64_t(1) << 14;
+static_assert(chunk_vectors * 16 < (std::int64_t(1) << 31), "a chunk's indices fit 32 bits");
 template <class R>
 inline constexpr std::int64_t chunk_items = chunk_vectors* R::vector_items;
 template <class R>
@@ -284,8 +285,8 @@ struct segmented_params {
 // and a tail: the vectors start where the wider operand is 16-byte aligned, and the narrower one
 // must then be aligned to its own vector size, else every element goes one by one (nvec = 0).
 template <class R, class XS, class YS>
-__device__ __forceinline__ void split_segment(const XS& x, const YS& y, std::int64_t n,
-                                              std::int64_t& head, std::int64_t& nvec) {
+__device__ __forceinline__ void split_segment(const XS& x, const YS& y, int n, int& head,
+                                              int& nvec) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
   constexpr int V = R::vector_items;
@@ -297,7 +298,7 @@ __device__ __forceinline__ void split_segment(const XS& x, const YS& y, std::int
     std::uintptr_t a_wider = a_x;
     if constexpr (R::binary)
       a_wider = x_wider ? a_x : reinterpret_cast<std::uintptr_t>(y);
-    std::int64_t h = static_cast<std::int64_t>(((16 - a_wider % 16) % 16) / R::elem_bytes);
+    int h = static_cast<int>(((16 - a_wider % 16) % 16) / R::elem_bytes);
     if (h > n)
       h = n;
     bool ok = true;
@@ -317,26 +318,25 @@ __device__ __forceinline__ void split_segment(const XS& x, const YS& y, std::int
 // split_segment into head, nvec vectors and the tail): [0, head) and [head + nvec V, n), elements
 // rank, rank + team, ... of them, into acc.
 template <class R, class XS, class YS, class Acc>
-__device__ __forceinline__ void team_scalars(Acc& acc, const XS& x, const YS& y, std::int64_t n,
-                                             std::int64_t head, std::int64_t nvec, int team,
-                                             int rank) {
+__device__ __forceinline__ void team_scalars(Acc& acc, const XS& x, const YS& y, int n, int head,
+                                             int nvec, int team, int rank) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
   constexpr bool mask_signs = device::magnitudes_at_load<R, true>; // Asum (else add takes |x|)
-  const std::int64_t tail_begin = head + nvec * R::vector_items;
-  const std::int64_t scalars = head + (n - tail_begin);
+  const int tail_begin = head + nvec * R::vector_items;
+  const int scalars = head + (n - tail_begin);
   // Four at a time (dot products: one), loaded together, added one by one in order.
   constexpr int SU = R::binary ? 1 : 4;
-  for (std::int64_t j0 = rank; j0 < scalars; j0 += SU * std::int64_t(team)) {
+  for (int j0 = rank; j0 < scalars; j0 += SU * team) {
     X r_x[SU][1];
     Y r_y[SU][1];
     bool in[SU];
 #pragma unroll
     for (int u = 0; u < SU; ++u) {
-      const std::int64_t j = j0 + std::int64_t(u) * team;
+      const int j = j0 + u * team;
       in[u] = j < scalars;
       if (in[u]) {
-        const std::int64_t i = j < head ? j : tail_begin + (j - head);
+        const int i = j < head ? j : tail_begin + (j - head);
         r_x[u][0] = static_cast<X>(x[i]);
         if constexpr (mask_signs)
           magnitudes(r_x[u]);
@@ -362,7 +362,7 @@ struct team_loads {
   typename R::x_type x[Slots][V];
   typename R::y_storage y[Slots][YV];
   bool in[Slots];
-  std::int64_t head, nvec;
+  int head, nvec; // of a warp-tier segment (at most segmented_warp_max elements): 32 bits
 };
 template <class R, int Slots, class XS, class YS>
 __device__ __forceinline__ void team_load(team_loads<R, Slots>& l, const XS& x, const YS& y,
@@ -371,10 +371,10 @@ __device__ __forceinline__ void team_load(team_loads<R, Slots>& l, const XS& x, 
   using Y = typename R::y_storage;
   constexpr int V = R::vector_items;
   constexpr bool mask_signs = device::magnitudes_at_load<R, true>;
-  split_segment<R>(x, y, n, l.head, l.nvec);
+  split_segment<R>(x, y, static_cast<int>(n), l.head, l.nvec);
 #pragma unroll
   for (int u = 0; u < Slots; ++u) {
-    const std::int64_t v = rank + std::int64_t(u) * team;
+    const int v = rank + u * team;
     l.in[u] = V > 1 && v < l.nvec;
     if constexpr (V > 1) {
       if (l.in[u]) {
@@ -394,7 +394,7 @@ team_fold(const team_loads<R, Slots>& l, const XS& x, const YS& y, std::int64_t 
   for (int u = 0; u < Slots; ++u)
     if (l.in[u])
       device::add_loaded<R, true>(acc, l.x[u], l.y[u]);
-  team_scalars<R>(acc, x, y, n, l.head, l.nvec, team, rank);
+  team_scalars<R>(acc, x, y, static_cast<int>(n), l.head, l.nvec, team, rank);
   return acc.partial();
 }
 
@@ -405,6 +405,9 @@ team_fold(const team_loads<R, Slots>& l, const XS& x, const YS& y, std::int64_t 
 // warp tier below 5 has at most segmented_unroll: tier_of): team_load and team_fold, which add
 // them one by one in the loop form's order (Slots = 0). Both kernels take Slots > 0 exactly for
 // the tiers below 5, so a segment's additions depend on its length (and alignment) alone.
+// n is at most a chunk (chunk_items: block-tier chunks) or segmented_warp_max (warp tiers), so
+// the indices within it are 32-bit (on an H100 the 64-bit ones cost up to 9% at sizes 512 to 4096
+// by offsets and 5% for fixed 16-bit sizes 8 and 16: instructions, and ptxas spilled).
 template <class R, int Slots = 0, class XS, class YS, class Acc>
 __device__ __forceinline__ typename Acc::partial_type
 team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const Acc& fresh) {
@@ -422,14 +425,14 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const
     Acc acc = fresh;
     constexpr bool mask_signs = device::magnitudes_at_load<R, true>;
     const auto add = [&](auto& r_x, auto& r_y) { device::add_loaded<R, true>(acc, r_x, r_y); };
-    std::int64_t head = 0, nvec = 0;
-    split_segment<R>(x, y, n, head, nvec);
+    int head = 0, nvec = 0;
+    split_segment<R>(x, y, static_cast<int>(n), head, nvec);
     if constexpr (V > 1) {
       const X* g_xv = x + head;
       const Y* g_yv = nullptr;
       if constexpr (R::binary)
         g_yv = y + head;
-      std::int64_t v = rank;
+      int v = rank;
       for (; v + (U - 1) * team < nvec; v += U * team) { // full rounds
         X r_x[U * V];
         Y r_y[U * YV];
@@ -450,7 +453,7 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const
         add(r_x, r_y);
       }
     }
-    team_scalars<R>(acc, x, y, n, head, nvec, team, rank);
+    team_scalars<R>(acc, x, y, static_cast<int>(n), head, nvec, team, rank);
     return acc.partial();
   }
 }
@@ -529,6 +532,21 @@ inline constexpr int segmented_min_blocks =
 __device__ __forceinline__ unsigned long long peek(const unsigned long long* p) {
   return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
+// An acquire load (compute capability 7.0 and newer; before, a volatile load and a fence): the
+// writes another thread made before its release of *p (a fence, then the store) are seen after it.
+// Cheaper than a load and __threadfence (MEMBAR.SC: on an H100 the helpers' probes of other
+// blocks' share entries spent most of their time in it).
+__device__ __forceinline__ unsigned long long peek_acquire(const unsigned long long* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+#else
+  const unsigned long long v = peek(p);
+  __threadfence();
+  return v;
+#endif
+}
 __device__ __forceinline__ void pause_briefly() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
   __nanosleep(256);
@@ -605,9 +623,8 @@ struct block_plan {
 // order, then a BlockReduce, the same operations in the same order as a block that takes the
 // segment alone, which folds chunk j's total into thread j mod 256 as it goes. So the result
 // depends on the segment alone, never on which blocks took which chunks, nor on the tiles, the
-// list or its rounds. A helper waits only for an allocated entry's flag, which its block
-// (running: it allocated the entry) sets in straight-line code; the last arrival merges and the
-// others move on, so the grid may be any size.
+// list or its rounds. A helper never waits for another block (an entry not yet flagged is
+// skipped); the last arrival merges and the others move on, so the grid may be any size.
 template <bool BlockOnly, class R, class Segments>
 __device__ __forceinline__ void segmented_body(const segmented_params<R, Segments>& p,
                                                const typename R::accumulator& fresh) {
@@ -866,22 +883,25 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
   };
   // Thread 0: a chunk of another block's entry e. The entry's fields do not change once it is
   // flagged: after a first claim they come from pl.seen, and a further claim of the same entry is
-  // one atomic.
+  // one atomic. A first claim reads the flag and the counts together, as a hint (an entry not yet
+  // flagged, or with no chunk left, is its own block's to finish: skipped), then, for an entry
+  // worth claiming, the flag again with acquire semantics before the fields.
   const auto claim = [&](unsigned long long e) -> job {
     if (pl.seen.kind == job_kind::shared && pl.seen.entry == static_cast<std::int64_t>(e))
       return claim_chunk(e, pl.seen);
     share_entry* en = p.entries + e;
-    if (peek(&en->ready) == 0)
+    const unsigned long long ready = peek(&en->ready);
+    const unsigned long long chunks = peek(&en->chunks); // 0 until written (the launch zeroes it)
+    const unsigned long long claimed = peek(&en->claimed);
+    if (ready == 0 || claimed >= chunks)
       return nothing;
-    __threadfence(); // the fields written before the flag are seen below
-    const unsigned long long chunks = peek(&en->chunks);
-    if (peek(&en->claimed) >= chunks)
+    if (peek_acquire(&en->ready) == 0) // flagged: the fields written before the flag are seen
       return nothing;
     job j = nothing;
     j.s = *reinterpret_cast<const volatile std::int64_t*>(&en->s);
     j.first = *reinterpret_cast<const volatile std::int64_t*>(&en->first);
     j.length = *reinterpret_cast<const volatile std::int64_t*>(&en->length);
-    j.chunks = static_cast<std::int64_t>(chunks);
+    j.chunks = static_cast<std::int64_t>(chunks); // written once, before the flag: not 0 here
     j.entry = static_cast<std::int64_t>(e);
     j.slot0 = static_cast<std::int64_t>(peek(&en->slot0));
     j.kind = job_kind::shared;
@@ -941,10 +961,12 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
         // Nothing to take: every flagged chunk is taken, or the tickets have passed the entries
         // allocated so far (always for A = 0: no division by 0). Done (entries flagged later are
         // their own blocks'), but a block without tiles waits for the blocks with tiles still
-        // to finish publishing: a pause and again, up to help_polls times.
+        // to finish publishing: a pause and again, up to help_polls times. (The two counts are
+        // read together; a ticket only while chunks are pending, so that polls do not use up the
+        // tickets of entries to come.)
         const bool taken = peek(&p.state->pending) == 0;
-        const unsigned long long t = taken ? 0ull : atomicAdd(&p.state->help, 1ull);
         unsigned long long allocated = peek(&p.state->entries);
+        const unsigned long long t = taken ? 0ull : atomicAdd(&p.state->help, 1ull);
         if (allocated > as_u64(max_share_entries))
           allocated = as_u64(max_share_entries);
         if (taken || t >= as_u64(help_passes) * allocated) {
@@ -954,10 +976,8 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
           continue;
         }
         // t < help_passes * max_share_entries: a 32-bit remainder (no 64-bit division routine)
-        const unsigned long long e = static_cast<unsigned>(t) % static_cast<unsigned>(allocated);
-        while (peek(&p.entries[e].ready) == 0) // allocated by a running block, flagged next
-          pause_briefly();
-        pl.look = e;
+        // (claim skips an entry not yet flagged: its running block flags it and takes it)
+        pl.look = static_cast<unsigned>(t) % static_cast<unsigned>(allocated);
       }
     }
   };
