@@ -284,9 +284,8 @@ struct segmented_params {
 // The cut of a segment of n elements at x (and y) into a head of single elements, nvec vectors
 // and a tail: the vectors start where the wider operand is 16-byte aligned, and the narrower one
 // must then be aligned to its own vector size, else every element goes one by one (nvec = 0).
-template <class R, class XS, class YS>
-__device__ __forceinline__ void split_segment(const XS& x, const YS& y, int n, int& head,
-                                              int& nvec) {
+template <class R, class XS, class YS, class I>
+__device__ __forceinline__ void split_segment(const XS& x, const YS& y, I n, I& head, I& nvec) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
   constexpr int V = R::vector_items;
@@ -298,7 +297,7 @@ __device__ __forceinline__ void split_segment(const XS& x, const YS& y, int n, i
     std::uintptr_t a_wider = a_x;
     if constexpr (R::binary)
       a_wider = x_wider ? a_x : reinterpret_cast<std::uintptr_t>(y);
-    int h = static_cast<int>(((16 - a_wider % 16) % 16) / R::elem_bytes);
+    I h = static_cast<I>(((16 - a_wider % 16) % 16) / R::elem_bytes);
     if (h > n)
       h = n;
     bool ok = true;
@@ -317,26 +316,26 @@ __device__ __forceinline__ void split_segment(const XS& x, const YS& y, int n, i
 // The single elements of rank `rank`'s share of a segment (n elements at x and y, split by
 // split_segment into head, nvec vectors and the tail): [0, head) and [head + nvec V, n), elements
 // rank, rank + team, ... of them, into acc.
-template <class R, class XS, class YS, class Acc>
-__device__ __forceinline__ void team_scalars(Acc& acc, const XS& x, const YS& y, int n, int head,
-                                             int nvec, int team, int rank) {
+template <class R, class XS, class YS, class Acc, class I>
+__device__ __forceinline__ void team_scalars(Acc& acc, const XS& x, const YS& y, I n, I head,
+                                             I nvec, int team, int rank) {
   using X = typename R::x_type;
   using Y = typename R::y_storage;
   constexpr bool mask_signs = device::magnitudes_at_load<R, true>; // Asum (else add takes |x|)
-  const int tail_begin = head + nvec * R::vector_items;
-  const int scalars = head + (n - tail_begin);
+  const I tail_begin = head + nvec * R::vector_items;
+  const I scalars = head + (n - tail_begin);
   // Four at a time (dot products: one), loaded together, added one by one in order.
   constexpr int SU = R::binary ? 1 : 4;
-  for (int j0 = rank; j0 < scalars; j0 += SU * team) {
+  for (I j0 = rank; j0 < scalars; j0 += SU * I(team)) {
     X r_x[SU][1];
     Y r_y[SU][1];
     bool in[SU];
 #pragma unroll
     for (int u = 0; u < SU; ++u) {
-      const int j = j0 + u * team;
+      const I j = j0 + I(u) * team;
       in[u] = j < scalars;
       if (in[u]) {
-        const int i = j < head ? j : tail_begin + (j - head);
+        const I i = j < head ? j : tail_begin + (j - head);
         r_x[u][0] = static_cast<X>(x[i]);
         if constexpr (mask_signs)
           magnitudes(r_x[u]);
@@ -407,7 +406,9 @@ team_fold(const team_loads<R, Slots>& l, const XS& x, const YS& y, std::int64_t 
 // the tiers below 5, so a segment's additions depend on its length (and alignment) alone.
 // n is at most a chunk (chunk_items: block-tier chunks) or segmented_warp_max (warp tiers), so
 // the indices within it are 32-bit (on an H100 the 64-bit ones cost up to 9% at sizes 512 to 4096
-// by offsets and 5% for fixed 16-bit sizes 8 and 16: instructions, and ptxas spilled).
+// by offsets and 5% for fixed 16-bit sizes 8 and 16: instructions, and ptxas spilled); the loop
+// form of dot products keeps 64-bit ones (with 32-bit ones ptxas spilled 24 bytes in the
+// pointer-array Dot kernel, 3% slower). split_segment and team_scalars take either (I).
 template <class R, int Slots = 0, class XS, class YS, class Acc>
 __device__ __forceinline__ typename Acc::partial_type
 team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const Acc& fresh) {
@@ -425,14 +426,15 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const
     Acc acc = fresh;
     constexpr bool mask_signs = device::magnitudes_at_load<R, true>;
     const auto add = [&](auto& r_x, auto& r_y) { device::add_loaded<R, true>(acc, r_x, r_y); };
-    int head = 0, nvec = 0;
-    split_segment<R>(x, y, static_cast<int>(n), head, nvec);
+    using I = std::conditional_t<R::binary, std::int64_t, int>; // (dot products: 64-bit)
+    I head = 0, nvec = 0;
+    split_segment<R>(x, y, static_cast<I>(n), head, nvec);
     if constexpr (V > 1) {
       const X* g_xv = x + head;
       const Y* g_yv = nullptr;
       if constexpr (R::binary)
         g_yv = y + head;
-      int v = rank;
+      I v = rank;
       for (; v + (U - 1) * team < nvec; v += U * team) { // full rounds
         X r_x[U * V];
         Y r_y[U * YV];
@@ -453,7 +455,7 @@ team_partial(const XS& x, const YS& y, std::int64_t n, int team, int rank, const
         add(r_x, r_y);
       }
     }
-    team_scalars<R>(acc, x, y, static_cast<int>(n), head, nvec, team, rank);
+    team_scalars<R>(acc, x, y, static_cast<I>(n), head, nvec, team, rank);
     return acc.partial();
   }
 }
