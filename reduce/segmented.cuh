@@ -89,7 +89,8 @@
 // Execution: one kernel launch for the whole batch (none for num_segments = 0), no host
 // synchronisation, no allocation, capturable in a CUDA graph. The fixed-size overload with
 // segments of at most 4096 elements runs a kernel of its own (segmented_fixed_kernel.cuh: one
-// tier for all, four segments per team in flight, the same combining order), except for the
+// tier for all, four segments per team in flight below tier 5 and one a warp at tier 5, the same
+// combining order), except for the
 // exact Dot and Nrm2, whose results do not depend on the kernel: their one segmented_kernel per
 // reduction serves every size (one copy of their large accumulator code to compile, not two).
 // Segments of more
@@ -299,13 +300,18 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
     if (p.segments.size <= segmented_warp_max) { // one tier for all: segmented_fixed_kernel
       fixed_params<R> fp{p.x, p.y, p.out, p.segments, p.num_segments, tier_of<R>(p.segments.size)};
       const int slots = fixed_slots<R>(p.segments.size, fp.tier);
-      const int unroll = slots == 0 ? fixed_unroll : fixed_vectors / slots; // as fixed_tiles
+      const int unroll = slots != 0 ? fixed_vectors / slots : fp.tier == 5 ? 1 : fixed_unroll; // U
       const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * unroll;
       std::int64_t grid = (p.num_segments + per_block - 1) / per_block;
-      // Warps loop over their tiles (loading the next before folding this one).
-      const cudaError_t err = cap_to_waves<segmented_fixed_kernel<R>>(grid, fixed_waves);
-      if (err != cudaSuccess)
-        return err;
+      // Below tier 5, warps loop over their tiles (loading the next before folding this one); at
+      // tier 5 (a segment a warp, no pipeline) a block for every 8 segments (fixed_tiles' comment).
+      if (fp.tier < 5) {
+        const cudaError_t err = cap_to_waves<segmented_fixed_kernel<R>>(grid, fixed_waves);
+        if (err != cudaSuccess)
+          return err;
+      } else if (grid > segmented_max_grid) {
+        grid = segmented_max_grid;
+      }
       segmented_fixed_kernel<R>
           <<<capped_for_tests(static_cast<int>(grid)), segmented_threads, 0, stream>>>(fp, fresh,
                                                                                        slots);

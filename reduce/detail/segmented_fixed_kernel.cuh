@@ -11,7 +11,11 @@
 // a rank's vectors of the U segments are loaded together (team_load) and the next tile's are
 // loaded before this tile's are folded (team_fold): a software pipeline over a grid of a few
 // waves of resident blocks, so that loads stay in flight while the warp adds, merges and stores.
-// Tier 5 and dot products fold with team_partial's loop form. team_load / team_fold /
+// Tier 5 and dot products fold with team_partial's loop form; at tier 5 a warp takes one segment
+// a tile (U = 1) and the grid is a block for every 8 segments, not capped at a few waves: with
+// four segments a warp and two waves, 2^14 segments of 4096 floats on an H100 went to 4096 warps
+// of 512 blocks, the last 116 of them a wave of their own (96.9 us, CUB's block per segment
+// 90.5; now 90.8). team_load / team_fold /
 // team_partial and team_total are segmented_kernel's, so a segment has the bits it gets there
 // (offsets and fixed-size forms agree).
 #pragma once
@@ -23,8 +27,9 @@ namespace tcr {
 namespace detail {
 namespace segmented {
 
-// Segments per team in flight: fixed_unroll for tier 5 (the loop form of team_partial), and
-// fixed_vectors / Slots for the tiers below (every rank has at most Slots vectors of a segment).
+// Segments per team in flight (U): fixed_unroll for dot products below tier 5 (the loop form of
+// team_partial), 1 at tier 5, and fixed_vectors / Slots for the unary tiers below (every rank
+// has at most Slots vectors of a segment).
 inline constexpr int fixed_unroll = 4;
 inline constexpr int fixed_vectors = 4;
 
@@ -39,13 +44,12 @@ struct fixed_params {
 };
 
 // The warp tiles of a fixed-size launch with team_partial<R, Slots> (Slots 0: the loop form).
-template <class R, int Slots, class Acc>
+template <class R, int Slots, int U, class Acc>
 __device__ __forceinline__ void
 fixed_tiles(const fixed_params<R>& p, const typename R::accumulator& fresh, const Acc& warp_fresh) {
   using P = typename R::accumulator::partial_type;
   using Out = typename R::out_type;
   constexpr int W = segmented_warps;
-  constexpr int U = Slots == 0 ? fixed_unroll : fixed_vectors / Slots;
   const auto merge = [&](const P& a, const P& b) { return fresh.merge(a, b); };
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int t = p.tier; // warp-uniform
@@ -141,11 +145,13 @@ __global__ void __launch_bounds__(segmented_threads, fixed_min_blocks)
   const auto warp_fresh = warp_accumulator<R>(fresh);
   if constexpr (!R::binary) {
     if (slots == 2)
-      return fixed_tiles<R, 2>(p, fresh, warp_fresh);
+      return fixed_tiles<R, 2, fixed_vectors / 2>(p, fresh, warp_fresh);
     if (slots == 4)
-      return fixed_tiles<R, 4>(p, fresh, warp_fresh);
+      return fixed_tiles<R, 4, fixed_vectors / 4>(p, fresh, warp_fresh);
   }
-  fixed_tiles<R, 0>(p, fresh, warp_fresh);
+  if (p.tier == 5)
+    return fixed_tiles<R, 0, 1>(p, fresh, warp_fresh);
+  fixed_tiles<R, 0, fixed_unroll>(p, fresh, warp_fresh);
 }
 
 } // namespace segmented

@@ -7,7 +7,7 @@
 // of a warp, the smallest power of two that leaves each lane at most one full round of
 // segmented_unroll vectors, capped at 32, or the whole block of segmented_threads threads for
 // n > segmented_warp_max. A warp takes tiles of G consecutive segments (G = segments_per_warp,
-// 1..32), grid-strided over the grid's warps:
+// 1..32), over the grid's warps in rounds (phase_a's next_tile):
 //   1. lane l < G holds the bounds of the tile's segment l (read while the previous tile was
 //      folded) and picks its tier;
 //   2. the warp takes its segments tier by tier (a ballot per tier): the k-th segment of a tier
@@ -246,6 +246,8 @@ inline constexpr std::int64_t max_share_entries = 2048;
 // Passes of the helping blocks' tickets over the entries (each entry meets up to this many
 // helpers).
 inline constexpr int help_passes = 64;
+// Entries a helper's ticket probes at once (their counts read together).
+inline constexpr int probe_width = 8;
 // Polls of a helper that finds no chunk left while blocks with tiles are still to publish
 // theirs (a grid with more blocks than tiles: the blocks past the tiles help from the start),
 // each after a pause_briefly; then it stops (a block's list is its own to take).
@@ -549,6 +551,10 @@ __device__ __forceinline__ unsigned long long peek_acquire(const unsigned long l
   return v;
 #endif
 }
+// The low 32 bits of a counter of the sharing state (its counts of chunks stay far below 2^32).
+__device__ __forceinline__ unsigned peek_low(const unsigned long long* p) {
+  return *reinterpret_cast<const volatile unsigned*>(p); // little-endian: the low half first
+}
 __device__ __forceinline__ void pause_briefly() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
   __nanosleep(256);
@@ -735,9 +741,18 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
     }
   };
 
-  // Phase A: this warp's next tile (lane l < G: its segment tile G + l).
+  // Phase A: this warp's next tile (lane l < G: its segment tile G + l). Round 0 gives tile w to
+  // warp w of the grid (warp `warp` of block w / W); round k > 0 gives the tiles [k S, k S + S)
+  // (S the grid's warps) to the warps in the other order, warp 0 of every block first, so that
+  // a last round's tiles spread over all blocks (before, they went to the first blocks: on an
+  // H100, 2^12 offsets segments of 16384 floats gave blocks 0 to 115 sixteen block-tier
+  // segments each and the other 280 blocks eight).
   std::int64_t tile = std::int64_t(blockIdx.x) * W + warp;
   const std::int64_t tile_stride = std::int64_t(gridDim.x) * W;
+  const std::int64_t tile_turned = std::int64_t(warp) * gridDim.x + blockIdx.x; // in a round
+  const auto next_tile = [&](std::int64_t t) {
+    return t < tile_stride ? tile_stride + tile_turned : t + tile_stride;
+  };
   // Lane l's bounds of tile t as loaded (bounds_io: unpacked only when needed, so that reading
   // the next tile's bounds ahead does not wait for the loads; before, the conversion placed right
   // after the loads took 22% of the stall samples of the offsets kernel at size 8 on an H100).
@@ -787,10 +802,10 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
                 listed_segment{base + lane, first, length};
         }
       }
-      const typename bio::type next = fetch_bounds(tile + tile_stride);
+      const typename bio::type next = fetch_bounds(next_tile(tile));
       tier_loop(base, first, length, tier, tier0);
       bio::unpack(next, first, length);
-      tile += tile_stride;
+      tile = next_tile(tile);
     }
   };
 
@@ -932,8 +947,11 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
       if (pl.listed >= 0) {
         for (; pl.own < pl.end; ++pl.own) { // the list's published segments
           const job j = claim_own(pl.own);
-          if (j.kind != job_kind::none)
+          if (j.kind != job_kind::none) {
+            if (j.chunk + 1 == j.chunks) // its last chunk: the entry has none left
+              ++pl.own;
             return j;
+          }
         }
         while (pl.m == 0u && pl.word_next < list_capacity / 32) // the list's unpublished ones
           pl.m = pl.alone[pl.word_next++];
@@ -956,8 +974,11 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
       for (;;) {
         if (pl.look != no_entry) {
           const job j = claim(pl.look);
-          if (j.kind != job_kind::none)
+          if (j.kind != job_kind::none) {
+            if (j.chunk + 1 == j.chunks) // its last chunk: the entry has none left
+              pl.look = no_entry;
             return j;
+          }
           pl.look = no_entry;
         }
         // Nothing to take: every flagged chunk is taken, or the tickets have passed the entries
@@ -968,7 +989,8 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
         // tickets of entries to come.)
         const bool taken = peek(&p.state->pending) == 0;
         unsigned long long allocated = peek(&p.state->entries);
-        const unsigned long long t = taken ? 0ull : atomicAdd(&p.state->help, 1ull);
+        const unsigned long long t =
+            taken ? 0ull : atomicAdd(&p.state->help, static_cast<unsigned long long>(probe_width));
         if (allocated > as_u64(max_share_entries))
           allocated = as_u64(max_share_entries);
         if (taken || t >= as_u64(help_passes) * allocated) {
@@ -977,9 +999,23 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
           pause_briefly();
           continue;
         }
-        // t < help_passes * max_share_entries: a 32-bit remainder (no 64-bit division routine)
-        // (claim skips an entry not yet flagged: its running block flags it and takes it)
-        pl.look = static_cast<unsigned>(t) % static_cast<unsigned>(allocated);
+        // Tickets t to t + probe_width - 1: their entries' counts, read together (one round trip
+        // to the L2 for all), as a hint; the first entry with a chunk left is claimed next (claim
+        // skips an entry not yet flagged: its running block flags it and takes it). (t <
+        // help_passes
+        // * max_share_entries: 32-bit remainders, no 64-bit division routine.)
+        const unsigned a = static_cast<unsigned>(allocated);
+        unsigned probed[probe_width], chunks[probe_width], claimed[probe_width];
+#pragma unroll
+        for (int i = 0; i < probe_width; ++i) {
+          probed[i] = (static_cast<unsigned>(t) + i) % a;
+          chunks[i] = peek_low(&p.entries[probed[i]].chunks);
+          claimed[i] = peek_low(&p.entries[probed[i]].claimed);
+        }
+#pragma unroll
+        for (int i = probe_width - 1; i >= 0; --i)
+          if (claimed[i] < chunks[i])
+            pl.look = probed[i];
       }
     }
   };
@@ -1059,14 +1095,17 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
       }
     }
     __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
+    if (threadIdx.x == 0)
+      s_job = next_job();
+    __syncthreads();
     for (;;) {
-      if (threadIdx.x == 0)
-        s_job = next_job();
-      __syncthreads();
       const job j = s_job;
       if (j.kind == job_kind::none)
         break;
-      take(j);
+      take(j); // ends with a barrier: every thread has read s_job
+      if (threadIdx.x == 0)
+        s_job = next_job();
+      __syncthreads();
     }
   };
 
