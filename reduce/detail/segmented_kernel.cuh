@@ -7,7 +7,7 @@
 // of a warp, the smallest power of two that leaves each lane at most one full round of
 // segmented_unroll vectors, capped at 32, or the whole block of segmented_threads threads for
 // n > segmented_warp_max. A warp takes tiles of G consecutive segments (G = segments_per_warp,
-// 1..32), over the grid's warps in rounds (phase_a's next_tile):
+// 1..32), grid-strided over the grid's warps:
 //   1. lane l < G holds the bounds of the tile's segment l (read while the previous tile was
 //      folded) and picks its tier;
 //   2. the warp takes its segments tier by tier (a ballot per tier): the k-th segment of a tier
@@ -741,18 +741,9 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
     }
   };
 
-  // Phase A: this warp's next tile (lane l < G: its segment tile G + l). Round 0 gives tile w to
-  // warp w of the grid (warp `warp` of block w / W); round k > 0 gives the tiles [k S, k S + S)
-  // (S the grid's warps) to the warps in the other order, warp 0 of every block first, so that
-  // a last round's tiles spread over all blocks (before, they went to the first blocks: on an
-  // H100, 2^12 offsets segments of 16384 floats gave blocks 0 to 115 sixteen block-tier
-  // segments each and the other 280 blocks eight).
+  // Phase A: this warp's next tile (lane l < G: its segment tile G + l).
   std::int64_t tile = std::int64_t(blockIdx.x) * W + warp;
   const std::int64_t tile_stride = std::int64_t(gridDim.x) * W;
-  const std::int64_t tile_turned = std::int64_t(warp) * gridDim.x + blockIdx.x; // in a round
-  const auto next_tile = [&](std::int64_t t) {
-    return t < tile_stride ? tile_stride + tile_turned : t + tile_stride;
-  };
   // Lane l's bounds of tile t as loaded (bounds_io: unpacked only when needed, so that reading
   // the next tile's bounds ahead does not wait for the loads; before, the conversion placed right
   // after the loads took 22% of the stall samples of the offsets kernel at size 8 on an H100).
@@ -802,10 +793,10 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
                 listed_segment{base + lane, first, length};
         }
       }
-      const typename bio::type next = fetch_bounds(next_tile(tile));
+      const typename bio::type next = fetch_bounds(tile + tile_stride);
       tier_loop(base, first, length, tier, tier0);
       bio::unpack(next, first, length);
-      tile = next_tile(tile);
+      tile += tile_stride;
     }
   };
 
@@ -1000,10 +991,10 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
           continue;
         }
         // Tickets t to t + probe_width - 1: their entries' counts, read together (one round trip
-        // to the L2 for all), as a hint; the first entry with a chunk left is claimed next (claim
-        // skips an entry not yet flagged: its running block flags it and takes it). (t <
-        // help_passes
-        // * max_share_entries: 32-bit remainders, no 64-bit division routine.)
+        // to the L2 for all, where one entry a ticket took a ticket atomic and a read each), as a
+        // hint; the first entry with a chunk left is claimed next (claim skips an entry not yet
+        // flagged: its running block flags it and takes it). t is below help_passes times
+        // max_share_entries: 32-bit remainders, no 64-bit division routine.
         const unsigned a = static_cast<unsigned>(allocated);
         unsigned probed[probe_width], chunks[probe_width], claimed[probe_width];
 #pragma unroll
