@@ -90,13 +90,12 @@
 // synchronisation, no allocation, capturable in a CUDA graph. The fixed-size overload with
 // segments of at most 4096 elements runs a kernel of its own (segmented_fixed_kernel.cuh: one
 // tier for all, four segments per team in flight below tier 5 and one a warp at tier 5, the same
-// combining order), except for the
-// exact Dot and Nrm2, whose results do not depend on the kernel: their one segmented_kernel per
-// reduction serves every size (one copy of their large accumulator code to compile, not two).
-// Segments of more
-// than 4096 elements get whole blocks and are offered to the grid (a segment of several chunks
-// chunk by chunk): blocks claim them through counters in the temporary storage, which the
-// launch zeroes first (one cudaMemsetAsync of 128 KB on the stream, before the kernel).
+// combining order), except for the exact Dot and Nrm2, whose results do not depend on the
+// kernel: their one segmented_kernel per reduction serves every size (one copy of their large
+// accumulator code to compile, not two). Segments of more than 4096 elements get whole blocks
+// and are offered to the grid (a segment of several chunks chunk by chunk): blocks claim them
+// through counters in the temporary storage, which the launch zeroes first (one
+// cudaMemsetAsync of 128 KB on the stream, before the kernel).
 // Temporary storage: none where the host knows that no segment is longer than one chunk (the
 // fixed-size overload up to 65536 floats; the size query returns 1, as CUB's, and any storage is
 // accepted); else the size query's answer (about 0.4 MB for float results: 2048 share entries, a
