@@ -619,20 +619,20 @@ struct block_plan {
 // k pool slots for one of k > 1 chunks), writes and flags them (`ready`); then it claims the
 // chunks of its own entries one by one (an atomic per chunk), and takes alone the segments it
 // found no entry or slots for. A block whose tiles are all done takes entries by ticket (ticket
-// t: entry t mod the entries allocated so far, so that each entry meets up to help_passes
-// helpers) and claims what is left in them, until the tickets pass help_passes times the entries
-// allocated so far or no flagged chunk is left unclaimed (share_state::pending); blocks past the
-// tiles (a grid raised to a wave for few long segments) help from the start and, finding
-// nothing, poll a while for the blocks with tiles that have not finished publishing. (Tickets,
-// the pending count and the polls decide only who takes which chunk.) Whoever takes chunk j
-// folds it with the team of the whole block (team_partial, 256 threads) and a BlockReduce; a
-// segment of one chunk gets its result at once; for k > 1 the partial goes to slot0 + j, and the
-// block of the last arrival merges the k partials: thread t folds partials t, t + 256, ... in
-// order, then a BlockReduce, the same operations in the same order as a block that takes the
-// segment alone, which folds chunk j's total into thread j mod 256 as it goes. So the result
-// depends on the segment alone, never on which blocks took which chunks, nor on the tiles, the
-// list or its rounds. A helper never waits for another block (an entry not yet flagged is
-// skipped); the last arrival merges and the others move on, so the grid may be any size.
+// t: entry t mod the entries allocated so far, probe_width tickets at a time, so that each entry
+// meets up to help_passes helpers) and claims what is left in them, until the tickets pass
+// help_passes times the entries allocated so far or no flagged chunk is left unclaimed
+// (share_state::pending); blocks past the tiles (a grid raised to a wave for few long segments)
+// help from the start and, finding nothing, poll a while for the blocks with tiles that have not
+// finished publishing. (Tickets, the pending count and the polls decide only who takes which
+// chunk.) Whoever takes chunk j folds it with the team of the whole block (team_partial, 256
+// threads) and a BlockReduce; a segment of one chunk gets its result at once; for k > 1 the partial
+// goes to slot0 + j, and the block of the last arrival merges the k partials: thread t folds
+// partials t, t + 256, ... in order, then a BlockReduce, the same operations in the same order as a
+// block that takes the segment alone, which folds chunk j's total into thread j mod 256 as it goes.
+// So the result depends on the segment alone, never on which blocks took which chunks, nor on the
+// tiles, the list or its rounds. A helper never waits for another block (an entry not yet flagged
+// is skipped); the last arrival merges and the others move on, so the grid may be any size.
 template <bool BlockOnly, class R, class Segments>
 __device__ __forceinline__ void segmented_body(const segmented_params<R, Segments>& p,
                                                const typename R::accumulator& fresh) {
@@ -958,10 +958,11 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
           return pl.hand;
         continue;
       }
-      // Helping: entries by ticket, ticket t to entry t mod A (A the entries allocated so far),
-      // their chunks until none is left; done when the ticket passes help_passes * A (entries
-      // allocated later are their own blocks'). So an entry meets up to help_passes helpers
-      // besides its own block: a segment of many chunks is spread over that many blocks.
+      // Helping: entries by ticket, ticket t to entry t mod A (A the entries allocated so far;
+      // probe_width tickets at a time, the first entry of theirs with a chunk left), its chunks
+      // until none is left; done when the ticket passes help_passes * A (entries allocated later
+      // are their own blocks'). So an entry meets up to help_passes helpers besides its own
+      // block: a segment of many chunks is spread over that many blocks.
       for (;;) {
         if (pl.look != no_entry) {
           const job j = claim(pl.look);
