@@ -299,7 +299,7 @@ cudaError_t launch_checked(void* d_temp_storage, const segmented_params<R, Segme
     if (p.segments.size <= segmented_warp_max) { // one tier for all: segmented_fixed_kernel
       fixed_params<R> fp{p.x, p.y, p.out, p.segments, p.num_segments, tier_of<R>(p.segments.size)};
       const int slots = fixed_slots<R>(p.segments.size, fp.tier);
-      const int unroll = slots != 0 ? fixed_vectors / slots : fp.tier == 5 ? 1 : fixed_unroll; // U
+      const int unroll = fixed_team_unroll(slots, fp.tier);
       const std::int64_t per_block = std::int64_t(segmented_warps) * (32 >> fp.tier) * unroll;
       std::int64_t grid = (p.num_segments + per_block - 1) / per_block;
       // Below tier 5, warps loop over their tiles (loading the next before folding this one); at

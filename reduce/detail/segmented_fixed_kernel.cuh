@@ -29,9 +29,13 @@ namespace segmented {
 
 // Segments per team in flight (U): fixed_unroll for dot products below tier 5 (the loop form of
 // team_partial), 1 at tier 5, and fixed_vectors / Slots for the unary tiers below (every rank
-// has at most Slots vectors of a segment).
+// has at most Slots vectors of a segment). fixed_team_unroll is the one rule: the kernel's
+// dispatch instantiates fixed_tiles with it, the host sizes the grid with it.
 inline constexpr int fixed_unroll = 4;
 inline constexpr int fixed_vectors = 4;
+__host__ __device__ constexpr int fixed_team_unroll(int slots, int tier) {
+  return slots != 0 ? fixed_vectors / slots : tier == 5 ? 1 : fixed_unroll;
+}
 
 template <class R>
 struct fixed_params {
@@ -145,13 +149,13 @@ __global__ void __launch_bounds__(segmented_threads, fixed_min_blocks)
   const auto warp_fresh = warp_accumulator<R>(fresh);
   if constexpr (!R::binary) {
     if (slots == 2)
-      return fixed_tiles<R, 2, fixed_vectors / 2>(p, fresh, warp_fresh);
+      return fixed_tiles<R, 2, fixed_team_unroll(2, 0)>(p, fresh, warp_fresh);
     if (slots == 4)
-      return fixed_tiles<R, 4, fixed_vectors / 4>(p, fresh, warp_fresh);
+      return fixed_tiles<R, 4, fixed_team_unroll(4, 0)>(p, fresh, warp_fresh);
   }
   if (p.tier == 5)
-    return fixed_tiles<R, 0, 1>(p, fresh, warp_fresh);
-  fixed_tiles<R, 0, fixed_unroll>(p, fresh, warp_fresh);
+    return fixed_tiles<R, 0, fixed_team_unroll(0, 5)>(p, fresh, warp_fresh);
+  fixed_tiles<R, 0, fixed_team_unroll(0, 0)>(p, fresh, warp_fresh);
 }
 
 } // namespace segmented
