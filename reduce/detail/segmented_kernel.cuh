@@ -1086,18 +1086,20 @@ __device__ __forceinline__ void segmented_body(const segmented_params<R, Segment
         return;
       }
     }
+    // Thread 0 writes the next job, then a barrier (called where every thread has read the last).
+    const auto hand_out = [&]() {
+      if (threadIdx.x == 0)
+        s_job = next_job();
+      __syncthreads();
+    };
     __syncthreads(); // every thread has read the last s_job before thread 0 writes the next
-    if (threadIdx.x == 0)
-      s_job = next_job();
-    __syncthreads();
+    hand_out();
     for (;;) {
       const job j = s_job;
       if (j.kind == job_kind::none)
         break;
       take(j); // ends with a barrier: every thread has read s_job
-      if (threadIdx.x == 0)
-        s_job = next_job();
-      __syncthreads();
+      hand_out();
     }
   };
 
