@@ -10,17 +10,23 @@ given (default: tcr.correctly_rounded.automatic, tcr.correctly_rounded.exactonly
 gpu_to_gpu Sum (g2g), then ratios: peer time / the first method's time (> 1: tcr faster), and
 each further method's time / the first's (< 1: that variant faster than the default).
 """
-import gzip
-import json
+import os
 import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402  (reads a JSON file cut short, or its .gz)
+
 
 def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)["benchmarks"]
+    """The benchmarks of one file (a .gz too); a file cut short by a time limit is read up to its
+    last complete entry, a missing one gives none (report.load)."""
+    doc = report.load(path[:-3] if path.endswith(".gz") else path)
+    if doc is None:
+        print(f"exact_ratios.py: {path}: missing or unreadable", file=sys.stderr)
+        return []
+    return doc.get("benchmarks", [])
 
 
 def main():
