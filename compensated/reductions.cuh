@@ -74,19 +74,6 @@ inline constexpr bool is_result_type_v =
     std::is_same_v<Out, float> || std::is_same_v<Out, double> || std::is_same_v<Out, __half> ||
     std::is_same_v<Out, __nv_bfloat16> || std::is_same_v<Out, df32> || std::is_same_v<Out, dd>;
 
-// The pairwise sum of v's N terms, ((v0 + v1) + (v2 + v3)) + ..., each addition rounded once
-// (add_rn); v is overwritten.
-template <class T, int N>
-TCR_HD T pairwise_sum(T (&v)[N]) {
-  TCR_UNROLL
-  for (int h = 1; h < N; h *= 2) {
-    TCR_UNROLL
-    for (int i = 0; i + h < N; i += 2 * h)
-      v[i] = add_rn(v[i], v[i + h]);
-  }
-  return v[0];
-}
-
 // Calls f(chunk) for consecutive chunks of at most L elements of v, in order (a shorter last
 // chunk where L does not divide N).
 template <int L, int Off = 0, class T, int N, class F>
@@ -421,13 +408,7 @@ struct nrm2_accumulator<double> : detail::double_result_base<chunked_ssq_double>
 // per-element two_sum work would cost more than the memory traffic. Their partial and its merge,
 // finish and empty_result are those of the float-result accumulators above (rounded_partial: a
 // double; merged by double additions), so a segment's value is a tree of n - 1 double additions of
-// its n terms, in a fixed order. Sum and Asum add the terms of one add() call pairwise
-// (pairwise_sum: a dependent chain of log2 N additions instead of N) and that sum to the value;
-// e4m3 terms are summed in float first, exactly: every e4m3 value is a multiple of 2^-9 below
-// 2^9 in magnitude (448 at most), so a sum of at most 64 of them is a multiple of 2^-9 below
-// 2^15, 24 bits, and every partial sum is a float; one widening to double per call instead of
-// one per term. That changes no bit either: the double sum of e4m3 terms is exact in any order
-// (multiples of 2^-9 below 4096 * 448 < 2^21 for short_terms terms).
+// its n terms, in a fixed order.
 //
 // Bound (any tree of additions: Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 // section 4.2): |v - s| <= gamma_{n-1} S, gamma_k = k u_d / (1 - k u_d), u_d = 2^-53, S the sum of
@@ -451,38 +432,22 @@ struct short_sum_accumulator : detail::float_result_ops<Squares> {
   template <class X, int N>
   TCR_HD void add(const X (&x)[N]) {
     static_assert(!std::is_same_v<X, double>, "short accumulators: float-range inputs");
-    if constexpr (Squares) {
-      double w[N];
-      widen_all(x, w); // exact
-      TCR_UNROLL
-      for (int i = 0; i < N; ++i)
-        value = detail::fma_rn(w[i], w[i], value);
-    } else {
-      add_terms<false>(x);
-    }
+    double w[N];
+    widen_all(x, w); // exact
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      value = Squares ? detail::fma_rn(w[i], w[i], value) : detail::add_rn(value, w[i]);
   }
   // add(|x|), the magnitudes taken after widening (Asum).
   template <class X, int N>
   TCR_HD void add_magnitudes(const X (&x)[N]) {
-    add_terms<true>(x);
+    double w[N];
+    widen_all(x, w);
+    TCR_UNROLL
+    for (int i = 0; i < N; ++i)
+      value = detail::add_rn(value, detail::abs(w[i]));
   }
   TCR_HD partial_type partial() const { return {value}; }
-
-private:
-  // value + (the pairwise sum of x's terms, or of their magnitudes): in float for e4m3 (exact,
-  // above), in double otherwise.
-  template <bool Abs, class X, int N>
-  TCR_HD void add_terms(const X (&x)[N]) {
-    using W = std::conditional_t<std::is_same_v<X, __nv_fp8_e4m3> && N <= 64, float, double>;
-    W w[N];
-    widen_all(x, w); // exact
-    if constexpr (Abs) {
-      TCR_UNROLL
-      for (int i = 0; i < N; ++i)
-        w[i] = detail::abs(w[i]);
-    }
-    value = detail::add_rn(value, static_cast<double>(detail::pairwise_sum(w)));
-  }
 };
 
 // The short accumulator that stands in for Acc (with result Out) where every reduction has at

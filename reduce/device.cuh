@@ -887,11 +887,9 @@ struct certify_first_of {
   // bfloat16 Sum 1.09-1.23x at 2^18..2^21, 0.91-0.98x at 2^16, 2^17, 2^22 and 2^30 (its exact
   // pass is cheap at the ends): up to 2^21 only. Half and fp8 sums and e4m3 products stay on the
   // exact pass.
-  static constexpr bool grid = !cheap_exact || e4m3_products;
+  static constexpr bool grid = !cheap_exact;
   static constexpr std::int64_t max_grid_items =
-      e4m3_products                                          ? std::int64_t(1) << 24
-      : std::is_same_v<X, __nv_bfloat16> && !binary && !norm ? std::int64_t(1) << 21
-                                                             : max_items;
+      std::is_same_v<X, __nv_bfloat16> && !binary && !norm ? std::int64_t(1) << 21 : max_items;
   static constexpr int grid_unroll = binary ? 2 : 4;
   using out_type = std::conditional_t<std::is_same_v<Out, float> && !norm, certified<double>,
                                       certified_double_word>;

@@ -7,10 +7,8 @@
 // special values as plain summation gives them.
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 #include <tcr/compensated/reductions.cuh>
 #include "reduce/device_check.hpp"
@@ -140,103 +138,6 @@ TEST_CASE("short accumulators: 16-bit and 8-bit inputs, Asum and Nrm2 within the
     tcr::short_sum_accumulator<false> a{};
     add_sum_range(a, e, 0, e.size());
     CHECK(a.partial().value == want); // small integers / 4: exact either way
-  }
-}
-
-// Adds x in calls of V terms each (the 16-byte vectors of the segmented kernels), the rest one by
-// one; Abs: through add_magnitudes.
-template <int V, bool Abs = false, class Acc, class T>
-void add_vectors(Acc& a, const std::vector<T>& x) {
-  const auto add = [&](const auto& c) {
-    if constexpr (Abs)
-      a.add_magnitudes(c);
-    else
-      a.add(c);
-  };
-  const std::size_t whole = x.size() / V * V;
-  for (std::size_t i = 0; i < whole; i += V) {
-    T c[V];
-    std::copy_n(x.begin() + std::ptrdiff_t(i), V, c);
-    add(c);
-  }
-  for (std::size_t i = whole; i < x.size(); ++i) {
-    const T c[1] = {x[i]};
-    add(c);
-  }
-}
-
-TEST_CASE("short accumulators: e4m3 vectors summed in float are exact over the whole range") {
-  // Every finite e4m3 value (bit patterns 0x00..0x7e and 0x80..0xfe: subnormals from 2^-9, -0,
-  // up to 448), in random order, short_terms of them, added 16 at a time (the float path) and
-  // 4 at a time (double): both partials equal the exact sum, Sum and Asum.
-  tcr::test::rng64 rng(0xe4);
-  std::vector<__nv_fp8_e4m3> e(tcr::short_terms);
-  std::vector<double> d(e.size());
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    std::uint8_t b = std::uint8_t(rng.next());
-    if ((b & 0x7f) == 0x7f) // NaN
-      b = std::uint8_t(b & 0xfe);
-    std::memcpy(&e[i], &b, 1);
-    d[i] = double(float(e[i]));
-  }
-  const mp s = tcr::test::exact_sum(d);
-  const mp S = tcr::test::exact_abs_sum(d);
-  using A = tcr::short_sum_accumulator<false>;
-  A a16{}, a4{}, m16{};
-  add_vectors<16>(a16, e);
-  add_vectors<4>(a4, e);
-  add_vectors<16, true>(m16, e);
-  CHECK(tcr::test::within_bound(a16.partial().value, s, s, 0.0, 0.0)); // exact
-  CHECK(a16.partial().value == a4.partial().value);
-  CHECK(tcr::test::within_bound(m16.partial().value, S, S, 0.0, 0.0));
-  // The largest sum a float path sees: 64 terms of 448, exact.
-  std::vector<__nv_fp8_e4m3> big(64, __nv_fp8_e4m3(448.0f));
-  A b{};
-  add_vectors<64>(b, big);
-  CHECK(b.partial().value == 64 * 448.0);
-  // Signed zeros: sixteen -0 stay -0, one +0 among them gives +0; NaN propagates.
-  std::vector<__nv_fp8_e4m3> z(16, __nv_fp8_e4m3(-0.0f));
-  A nz{};
-  add_vectors<16>(nz, z);
-  CHECK(nz.partial().value == 0.0);
-  CHECK(std::signbit(nz.partial().value));
-  z[5] = __nv_fp8_e4m3(0.0f);
-  A pz{};
-  add_vectors<16>(pz, z);
-  CHECK_FALSE(std::signbit(pz.partial().value));
-  std::uint8_t nan_bits = 0x7f;
-  std::memcpy(&z[9], &nan_bits, 1);
-  A nn{};
-  add_vectors<16>(nn, z);
-  CHECK(std::isnan(nn.partial().value));
-}
-
-TEST_CASE("short accumulators: pairwise vectors of half and float within the bound") {
-  // Half: the double sum of at most 2^12 halves is exact in any order, so the pairwise calls of 8
-  // give the exact sum; floats: within gamma_{n-1} S, the float result within the contract.
-  tcr::test::rng64 rng(0x9a1);
-  const std::size_t n = tcr::short_terms;
-  std::vector<__half> h(n);
-  std::vector<double> hd(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    h[i] = __float2half_rn(std::ldexp(float(int(rng.next() % 2001) - 1000), int(rng.next() % 30) - 24));
-    hd[i] = double(__half2float(h[i]));
-  }
-  using A = tcr::short_sum_accumulator<false>;
-  A ah{};
-  add_vectors<8>(ah, h);
-  const mp sh = tcr::test::exact_sum(hd);
-  CHECK(tcr::test::within_bound(ah.partial().value, sh, sh, 0.0, 0.0));
-  for (double cond : {1.0, 1e16, 1e32}) {
-    const std::vector<float> x = tcr::test::gen_sum<float>(n, cond, 91);
-    const std::vector<double> xd = widened(x);
-    const mp s = tcr::test::exact_sum(xd);
-    const mp S = tcr::test::exact_abs_sum(xd);
-    A a{};
-    add_vectors<4>(a, x);
-    INFO("cond ", cond);
-    CHECK(tcr::test::within_bound(a.partial().value, s, S, 0.0, gamma_d(n)));
-    CHECK(tcr::test::within_bound(A{}.finish<float>(a.partial()), s, S, 0x1p-23, 0x1p-40));
   }
 }
 
